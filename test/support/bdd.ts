@@ -1,0 +1,36 @@
+// One test API for three runtimes: vitest under Node, node:test under Bun and Deno
+// (both run node:test files natively). Assertions use node:assert/strict everywhere.
+type Fn = () => unknown;
+type Suite = (name: string, fn: Fn) => void;
+type Test = (name: string, fn: Fn, timeoutMs?: number) => void;
+type Hook = (fn: Fn, timeoutMs?: number) => void;
+
+interface Bdd {
+  describe: Suite;
+  it: Test;
+  beforeAll: Hook;
+  afterAll: Hook;
+  beforeEach: Hook;
+  afterEach: Hook;
+}
+
+async function load(): Promise<Bdd> {
+  if (process.env.VITEST) {
+    const v = await import("vitest");
+    return { describe: v.describe, it: v.it, beforeAll: v.beforeAll, afterAll: v.afterAll, beforeEach: v.beforeEach, afterEach: v.afterEach } as unknown as Bdd;
+  }
+  const t = await import("node:test");
+  // node:test takes options before the function; adapt the vitest-style (name, fn, timeout) order.
+  const it: Test = (name, fn, timeout) => t.it(name, timeout ? { timeout } : {}, fn as () => Promise<void>);
+  const hook = (h: (fn: Fn, o?: { timeout?: number }) => void): Hook => (fn, timeout) => h(fn, timeout ? { timeout } : {});
+  return {
+    describe: (name, fn) => t.describe(name, fn as () => void),
+    it,
+    beforeAll: hook(t.before as never),
+    afterAll: hook(t.after as never),
+    beforeEach: hook(t.beforeEach as never),
+    afterEach: hook(t.afterEach as never),
+  };
+}
+
+export const { describe, it, beforeAll, afterAll, beforeEach, afterEach } = await load();
