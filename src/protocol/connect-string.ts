@@ -1,0 +1,65 @@
+// Connect strings: "host:port,host:port/chroot", IPv6 as "[::1]:2181", default port 2181 (FACTS.md §16).
+import { ProtocolError, ProtocolErrorKind } from "./errors.ts";
+import { pathProblem } from "./path.ts";
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+export interface ParsedConnectString {
+  hosts: HostPort[];
+  /** "" when there is no chroot. */
+  chroot: string;
+}
+
+const DEFAULT_PORT = 2181;
+
+function bad(message: string): never {
+  throw new ProtocolError(ProtocolErrorKind.INVALID_ARGUMENT, message);
+}
+
+function parsePort(text: string, entry: string): number {
+  if (text === "") return DEFAULT_PORT;
+  if (!/^\d+$/.test(text)) bad(`invalid port in "${entry}"`);
+  const port = Number(text);
+  if (port < 1 || port > 65535) bad(`port out of range in "${entry}"`);
+  return port;
+}
+
+function parseHost(entry: string): HostPort {
+  if (entry.startsWith("[")) {
+    const close = entry.indexOf("]");
+    if (close < 0) bad(`unterminated IPv6 address in "${entry}"`);
+    const host = entry.slice(1, close);
+    const rest = entry.slice(close + 1);
+    if (rest !== "" && !rest.startsWith(":")) bad(`unexpected text after IPv6 address in "${entry}"`);
+    return { host, port: parsePort(rest.slice(1), entry) };
+  }
+  const colon = entry.lastIndexOf(":");
+  if (colon < 0) return { host: entry, port: DEFAULT_PORT };
+  if (entry.indexOf(":") !== colon) bad(`IPv6 addresses must be bracketed: "${entry}"`);
+  const host = entry.slice(0, colon);
+  if (host === "") bad(`missing host in "${entry}"`);
+  return { host, port: parsePort(entry.slice(colon + 1), entry) };
+}
+
+export function parseConnectString(connectString: string): ParsedConnectString {
+  if (typeof connectString !== "string") bad("connectString must be a string");
+  // The chroot is everything from the first "/" on, for all hosts.
+  const slash = connectString.indexOf("/");
+  let chroot = slash < 0 ? "" : connectString.slice(slash);
+  const hostPart = slash < 0 ? connectString : connectString.slice(0, slash);
+  if (chroot === "/") chroot = "";
+  if (chroot) {
+    const problem = pathProblem(chroot);
+    if (problem) bad(`invalid chroot "${chroot}": ${problem}`);
+  }
+  const hosts = hostPart
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+    .map(parseHost);
+  if (hosts.length === 0) bad("connect string has no hosts");
+  return { hosts, chroot };
+}

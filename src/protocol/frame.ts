@@ -1,0 +1,108 @@
+// Framing: every message is a 4-byte big-endian length and then that many bytes. FrameDecoder turns
+// arbitrary chunks into whole frames without re-concatenating its input: a frame that arrives whole
+// is handed out as a view of its chunk, a split one is copied once into a buffer of its exact size.
+import { OpCode, Xid } from "./constants.ts";
+import { ProtocolError, ProtocolErrorKind } from "./errors.ts";
+import { DEFAULT_MAX_BUFFER, JuteWriter } from "./jute.ts";
+import { writeRequestHeader } from "./records.ts";
+
+export class FrameDecoder {
+  readonly maxFrameSize: number;
+  private readonly header = new Uint8Array(4);
+  private headerFill = 0;
+  private frame: Uint8Array | null = null;
+  private frameFill = 0;
+  private failed: ProtocolError | null = null;
+
+  constructor(maxFrameSize = DEFAULT_MAX_BUFFER) {
+    this.maxFrameSize = maxFrameSize;
+  }
+
+  /** Bytes held for an unfinished frame. */
+  get buffered(): number {
+    return this.headerFill + this.frameFill;
+  }
+
+  /**
+   * Feeds one chunk; returns the frames it completed (payloads without the length prefix). Views
+   * into `chunk` are only valid until the caller is done with this call's frames. After a bad
+   * length the decoder stays failed: the stream cannot be re-synchronised.
+   */
+  push(chunk: Uint8Array): Uint8Array[] {
+    if (this.failed) throw this.failed;
+    const out: Uint8Array[] = [];
+    const end = chunk.length;
+    let off = 0;
+    while (off < end) {
+      if (this.frame === null) {
+        let len: number;
+        if (this.headerFill === 0 && end - off >= 4) {
+          len = ((chunk[off]! << 24) | (chunk[off + 1]! << 16) | (chunk[off + 2]! << 8) | chunk[off + 3]!) | 0;
+          off += 4;
+        } else {
+          while (this.headerFill < 4 && off < end) this.header[this.headerFill++] = chunk[off++]!;
+          if (this.headerFill < 4) break;
+          const h = this.header;
+          len = ((h[0]! << 24) | (h[1]! << 16) | (h[2]! << 8) | h[3]!) | 0;
+          this.headerFill = 0;
+        }
+        this.checkLength(len);
+        if (end - off >= len) {
+          out.push(chunk.subarray(off, off + len));
+          off += len;
+        } else {
+          // Allocation happens only after the length passed the bound check above.
+          this.frame = new Uint8Array(len);
+          this.frameFill = 0;
+        }
+      } else {
+        const take = Math.min(this.frame.length - this.frameFill, end - off);
+        this.frame.set(chunk.subarray(off, off + take), this.frameFill);
+        this.frameFill += take;
+        off += take;
+        if (this.frameFill === this.frame.length) {
+          out.push(this.frame);
+          this.frame = null;
+          this.frameFill = 0;
+        }
+      }
+    }
+    return out;
+  }
+
+  private checkLength(len: number): void {
+    if (len < 0 || len > this.maxFrameSize) {
+      this.failed = new ProtocolError(
+        ProtocolErrorKind.FRAME_TOO_LARGE,
+        `frame length ${len} is outside 0..${this.maxFrameSize} (maxBufferSize)`,
+      );
+      throw this.failed;
+    }
+  }
+}
+
+/** Encodes one length-prefixed frame whose payload `write` produces. */
+export function encodeFrame(write: (w: JuteWriter) => void, w: JuteWriter = new JuteWriter()): Uint8Array {
+  w.reset();
+  const at = w.beginFrame();
+  write(w);
+  w.finishFrame(at);
+  return w.toBytes();
+}
+
+/** Encodes RequestHeader + body as one frame. */
+export function encodeRequest<T>(
+  xid: number,
+  type: number,
+  write?: (w: JuteWriter, body: T) => void,
+  body?: T,
+  w: JuteWriter = new JuteWriter(),
+): Uint8Array {
+  return encodeFrame((x) => {
+    writeRequestHeader(x, { xid, type });
+    if (write) write(x, body as T);
+  }, w);
+}
+
+/** The ping frame never changes: 00 00 00 08 ff ff ff fe 00 00 00 0b. */
+export const PING_FRAME: Uint8Array = encodeRequest(Xid.PING, OpCode.ping);
