@@ -1,0 +1,211 @@
+// Checks the real-server harness itself: servers start, elect, fail over, pause, and leave nothing behind.
+import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fourLetterWord, startEnsemble, startStandalone, type ZkEnsemble, type ZkServer } from "../support/zk-server.ts";
+import { findInstall } from "../support/zk-install.ts";
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+// A raw Jute ConnectRequest (readOnly=true); resolves with the reply's negotiated timeout and readOnly
+// flag, or null when the server closes the link without granting a session.
+function readOnlyHandshake(port: number): Promise<{ timeout: number; readOnly: boolean } | null> {
+  const body = Buffer.alloc(45);
+  body.writeInt32BE(0, 0); // protocolVersion
+  body.writeBigInt64BE(0n, 4); // lastZxidSeen
+  body.writeInt32BE(10_000, 12); // timeOut
+  body.writeBigInt64BE(0n, 16); // sessionId
+  body.writeInt32BE(16, 24); // passwd length, 16 zero bytes follow
+  body.writeUInt8(1, 44); // readOnly
+  const frame = Buffer.concat([Buffer.from([0, 0, 0, 45]), body]);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const sock = connect({ host: "127.0.0.1", port }, () => sock.write(frame));
+    const timer = setTimeout(() => sock.destroy(new Error("handshake timed out")), 5000);
+    sock.on("data", (c: Buffer) => {
+      chunks.push(c);
+      const buf = Buffer.concat(chunks);
+      if (buf.length >= 4 && buf.length >= 4 + buf.readInt32BE(0)) {
+        clearTimeout(timer);
+        sock.destroy();
+        const len = buf.readInt32BE(0);
+        resolve({ timeout: buf.readInt32BE(8), readOnly: buf[4 + len - 1] === 1 });
+      }
+    });
+    sock.on("error", (e) => (clearTimeout(timer), reject(e)));
+    sock.on("close", () => (clearTimeout(timer), resolve(null)));
+  });
+}
+
+describe("zk harness: standalone", () => {
+  let server: ZkServer;
+  beforeAll(async () => {
+    server = await startStandalone();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("serves as standalone on a loopback port, srvr shows the mode", async () => {
+    assert.equal(server.host, "127.0.0.1");
+    assert.equal(server.connectString, `127.0.0.1:${server.clientPort}`);
+    assert.ok(server.running);
+    assert.match(await fourLetterWord("127.0.0.1", server.clientPort, "srvr"), /^Mode: standalone$/m);
+    assert.equal(await server.mode(), "standalone");
+    assert.match(await server.fourLetter("conf"), /maxClientCnxns=0/);
+    assert.ok(existsSync(join(server.dir, "zoo.cfg")) && existsSync(join(server.dir, "server.log")));
+  });
+
+  it("pause stops answering, resume serves again", async () => {
+    await server.pause();
+    assert.ok(server.paused);
+    assert.equal(await server.mode(), null);
+    await server.resume();
+    assert.equal(await server.mode(), "standalone");
+  });
+
+  it("kill then start serves again on the same port", async () => {
+    const pid = server.pid!;
+    await server.kill();
+    assert.equal(server.running, false);
+    assert.equal(alive(pid), false);
+    assert.equal(await server.mode(), null);
+    await server.start();
+    assert.equal(await server.mode(), "standalone");
+    assert.notEqual(server.pid, pid);
+  });
+});
+
+describe("zk harness: ensemble of 3", () => {
+  let ens: ZkEnsemble;
+  beforeAll(async () => {
+    ens = await startEnsemble();
+  });
+  afterAll(async () => {
+    await ens?.close();
+  });
+
+  it("forms a quorum with exactly one leader", async () => {
+    const modes = await Promise.all(ens.servers.map((s) => s.mode()));
+    assert.deepEqual([...modes].sort(), ["follower", "follower", "leader"]);
+    assert.equal(ens.connectString, ens.servers.map((s) => s.connectString).join(","));
+    assert.deepEqual(ens.servers.map((s) => s.id), [1, 2, 3]);
+  });
+
+  it("kill -9 of the leader yields a new leader; the old one rejoins as follower", async () => {
+    const old = await ens.leader();
+    await old.kill("SIGKILL");
+    const next = await ens.leader();
+    assert.notEqual(next.id, old.id);
+    await old.start();
+    assert.equal(await old.mode(), "follower");
+    await ens.waitForQuorum();
+  });
+
+  it("a paused follower misses nothing after resume", async () => {
+    const leader = await ens.leader();
+    const follower = ens.servers.find((s) => s !== leader)!;
+    await follower.pause();
+    assert.equal(await follower.mode(), null);
+    assert.equal((await ens.leader()).id, leader.id); // 2 of 3 still form a quorum
+    await follower.resume();
+    await ens.waitForQuorum();
+  });
+});
+
+describe("zk harness: read-only ensemble", () => {
+  let ens: ZkEnsemble;
+  beforeAll(async () => {
+    ens = await startEnsemble({ readOnly: true });
+  });
+  afterAll(async () => {
+    await ens?.close();
+  });
+
+  it("a server that lost its quorum turns read-only and grants read-only sessions", async () => {
+    const [survivor, a, b] = ens.servers;
+    await Promise.all([a.kill(), b.kill()]);
+    await until("isro = ro", async () => (await survivor.fourLetter("isro").catch(() => "")) === "ro", 30_000);
+    assert.equal(await survivor.mode(), "read-only");
+    const reply = await readOnlyHandshake(survivor.clientPort);
+    assert.ok(reply, "server closed the link instead of granting a read-only session");
+    assert.ok(reply.timeout > 0);
+    assert.equal(reply.readOnly, true);
+  });
+});
+
+describe("zk harness: cleanup and failures", () => {
+  it("close() removes the dir and ends the JVM, also when paused", async () => {
+    const s = await startStandalone();
+    const pid = s.pid!;
+    await s.pause();
+    await s.close();
+    assert.equal(alive(pid), false);
+    assert.equal(existsSync(s.dir), false);
+    assert.equal(s.running, false);
+  });
+
+  it("a failed start reports the server.log tail and leaves no dir", async () => {
+    const err = await startStandalone({ config: { tickTime: "not-a-number" } }).then(
+      () => assert.fail("started with a bad config"),
+      (e: Error) => e,
+    );
+    assert.match(err.message, /server\.log tail/);
+    assert.match(err.message, /NumberFormatException|ConfigException|not-a-number/);
+    const dir = /\((127\.0\.0\.1:\d+), ([^)]+)\)/.exec(err.message)?.[2];
+    assert.ok(dir && !existsSync(dir));
+  });
+
+  it("no install found: the error names every way to get a server", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "zk-empty-"));
+    try {
+      await assert.rejects(findInstall(empty, false), (e: Error) =>
+        ["ZK_CONNECT", "Docker", "ZOOKEEPER_HOME", "apt-get install -y zookeeper"].every((w) => e.message.includes(w)));
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it("servers die with their process, even on SIGKILL", async () => {
+    const main = fileURLToPath(new URL("../support/zk-shared-main.ts", import.meta.url));
+    const g = globalThis as { Bun?: unknown; Deno?: unknown };
+    const args = g.Deno ? ["run", "-A", main] : g.Bun ? [main] : ["--import", "tsx", main];
+    const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "inherit"] });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (c: Buffer) => {
+        out += c.toString();
+        if (out.includes("\n")) resolve(out.split("\n")[0]);
+      });
+      child.on("exit", (code) => reject(new Error(`helper exited (${code}) before printing`)));
+    });
+    const info = JSON.parse(line) as { connectString: string; pid: number; dir: string };
+    assert.ok(alive(info.pid));
+    assert.match(await fourLetterWord("127.0.0.1", Number(info.connectString.split(":")[1]), "srvr"), /Mode: standalone/);
+    child.kill("SIGKILL"); // no exit hook runs: the watchdog must do it
+    await until("JVM gone", () => !alive(info.pid), 10_000);
+    await until("dir removed", () => !existsSync(info.dir), 10_000);
+  });
+});

@@ -1,0 +1,240 @@
+// One ZooKeeper JVM on 127.0.0.1. Output goes to DIR/server.log; a tiny sh watchdog and an 'exit'
+// hook make sure the JVM dies with the test process, even when that process is SIGKILLed.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { fourLetterWord, parseMode } from "./four-letter.ts";
+import type { LocalInstall } from "./zk-install.ts";
+import type { ZkServer } from "./zk-types.ts";
+
+export interface LocalSpec {
+  id: number;
+  dir: string;
+  clientPort: number;
+  extraPorts: number[];
+  zooCfg: Record<string, string>;
+  myid: boolean; // ensemble member: write data/myid
+  files: Record<string, string>;
+  jvmArgs: string[];
+  classpath: string[];
+  startTimeoutMs: number;
+}
+
+const BASE_JVM_ARGS = [
+  "-Xmx64m",
+  "-XX:+UseSerialGC",
+  "-Dzookeeper.extendedTypesEnabled=true", // TTL nodes
+  "-Dznode.container.checkIntervalMs=1000", // reap containers/TTL nodes every second, not every minute
+  "-Dreadonlymode.enabled=true",
+];
+
+// Kills the JVM and removes its dir once our process is gone (its parent pid changes).
+const WATCHDOG = `P=$1 J=$2 D=$3
+while [ -e /proc/$J ]; do
+  read -r _ _ _ pp _ < /proc/$$/stat
+  if [ "$pp" != "$P" ]; then
+    grep -qF -- "$D" /proc/$J/cmdline 2>/dev/null && kill -9 $J
+    rm -rf -- "$D"; exit 0
+  fi
+  sleep 1
+done`;
+
+const live = new Set<LocalServer>();
+let hooked = false;
+function hookExit(): void {
+  if (hooked) return;
+  hooked = true;
+  process.on("exit", () => {
+    for (const s of live) s.killSync();
+  });
+}
+
+export class StartError extends Error {
+  readonly bindFailure: boolean;
+  constructor(message: string, bindFailure: boolean) {
+    super(message);
+    this.bindFailure = bindFailure;
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class LocalServer implements ZkServer {
+  readonly id: number;
+  readonly host = "127.0.0.1";
+  readonly clientPort: number;
+  readonly connectString: string;
+  readonly dir: string;
+  readonly extraPorts: readonly number[];
+  readonly backend = "local" as const;
+  readonly #spec: LocalSpec;
+  readonly #install: LocalInstall;
+  #child: ChildProcess | undefined;
+  #exited: Promise<void> = Promise.resolve();
+  #paused = false;
+  #closed = false;
+
+  constructor(spec: LocalSpec, install: LocalInstall) {
+    this.#spec = spec;
+    this.#install = install;
+    this.id = spec.id;
+    this.clientPort = spec.clientPort;
+    this.connectString = `127.0.0.1:${spec.clientPort}`;
+    this.dir = spec.dir;
+    this.extraPorts = spec.extraPorts;
+    mkdirSync(join(spec.dir, "data"), { recursive: true });
+    const cfg = Object.entries(spec.zooCfg).map(([k, v]) => `${k}=${v}`);
+    writeFileSync(join(spec.dir, "zoo.cfg"), cfg.join("\n") + "\n");
+    if (spec.myid) writeFileSync(join(spec.dir, "data", "myid"), `${spec.id}\n`);
+    for (const [name, content] of Object.entries(spec.files)) writeFileSync(join(spec.dir, name), content);
+  }
+
+  get pid(): number | undefined {
+    return this.running ? this.#child?.pid : undefined;
+  }
+
+  get running(): boolean {
+    return this.#child !== undefined;
+  }
+
+  get paused(): boolean {
+    return this.running && this.#paused;
+  }
+
+  /** Spawns the JVM without waiting for it to serve (an ensemble member cannot serve alone). */
+  launch(): void {
+    if (this.#closed) throw new Error(`server ${this.id} is closed`);
+    if (this.#child) return;
+    const cp = [...this.#install.classpath, ...this.#spec.classpath].join(":");
+    const args = [...BASE_JVM_ARGS, ...this.#install.jvmArgs, ...this.#spec.jvmArgs, "-cp", cp,
+      "org.apache.zookeeper.server.quorum.QuorumPeerMain", join(this.dir, "zoo.cfg")];
+    const log = join(this.dir, "server.log");
+    // exec keeps the pid: the sh process becomes the JVM, with both streams appended to server.log.
+    const child = spawn("sh", ["-c", 'exec "$@" >>"$ZK_LOG" 2>&1', "sh", this.#install.java, ...args], {
+      stdio: "ignore", cwd: this.dir, env: { ...process.env, ZK_LOG: log },
+    });
+    this.#child = child;
+    this.#paused = false;
+    this.#exited = new Promise<void>((resolve) => {
+      const done = () => {
+        if (this.#child === child) this.#child = undefined;
+        live.delete(this);
+        resolve();
+      };
+      child.once("exit", done);
+      child.once("error", done);
+    });
+    child.unref();
+    live.add(this);
+    hookExit();
+    if (child.pid !== undefined) {
+      const dog = spawn("sh", ["-c", WATCHDOG, "sh", String(process.pid), String(child.pid), this.dir], { stdio: "ignore" });
+      dog.on("error", () => {});
+      dog.unref();
+    }
+  }
+
+  /** Resolves once `srvr` reports a Mode: line; kills the JVM and throws (with the log tail) otherwise. */
+  async waitServing(timeoutMs = this.#spec.startTimeoutMs): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const child = this.#child;
+    child?.ref(); // keep the event loop alive while we wait on it
+    try {
+      for (;;) {
+        if (!this.running) throw this.#startError("exited before serving");
+        if ((await this.mode()) !== null) return;
+        if (Date.now() > deadline) {
+          await this.kill();
+          throw this.#startError(`not serving after ${timeoutMs} ms`);
+        }
+        await sleep(100);
+      }
+    } finally {
+      child?.unref();
+    }
+  }
+
+  async start(): Promise<void> {
+    this.launch();
+    await this.waitServing();
+  }
+
+  async kill(signal: "SIGKILL" | "SIGTERM" = "SIGKILL"): Promise<void> {
+    const child = this.#child;
+    if (!child?.pid) return;
+    child.ref();
+    try {
+      if (this.#paused) this.#signal("SIGCONT"); // a stopped JVM cannot run its shutdown
+      this.#signal(signal);
+      if (signal === "SIGTERM") {
+        const t = setTimeout(() => this.#signal("SIGKILL"), 15_000);
+        await this.#exited;
+        clearTimeout(t);
+      } else {
+        await this.#exited;
+      }
+    } finally {
+      child.unref();
+    }
+  }
+
+  async pause(): Promise<void> {
+    if (!this.running) throw new Error(`server ${this.id} is not running`);
+    this.#signal("SIGSTOP");
+    this.#paused = true;
+  }
+
+  async resume(): Promise<void> {
+    if (!this.running) throw new Error(`server ${this.id} is not running`);
+    this.#signal("SIGCONT");
+    this.#paused = false;
+  }
+
+  async mode(): Promise<string | null> {
+    try {
+      return parseMode(await this.fourLetter("srvr"));
+    } catch {
+      return null;
+    }
+  }
+
+  fourLetter(cmd: string): Promise<string> {
+    return fourLetterWord(this.host, this.clientPort, cmd, 1000);
+  }
+
+  logTail(lines = 40): string {
+    const log = join(this.dir, "server.log");
+    if (!existsSync(log)) return "(no server.log)";
+    return readFileSync(log, "utf8").split("\n").slice(-lines - 1).join("\n");
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.kill("SIGKILL");
+    this.#closed = true;
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  /** For the process 'exit' hook: no awaiting possible there. */
+  killSync(): void {
+    this.#signal("SIGKILL");
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  #signal(sig: NodeJS.Signals): void {
+    const pid = this.#child?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // already gone
+    }
+  }
+
+  #startError(what: string): StartError {
+    const tail = this.logTail();
+    const bind = /BindException|Address already in use/.test(tail);
+    return new StartError(`ZooKeeper server ${this.id} (${this.connectString}, ${this.dir}) ${what}. server.log tail:\n${tail}`, bind);
+  }
+}
