@@ -1,10 +1,14 @@
-import { describe, it } from "../support/bdd.ts";
+import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Buffer } from "node:buffer";
 import { digestMd5, parseDigestChallenge, redactSaslText, SaslError, SaslErrorReason } from "../../src/client/sasl/index.ts";
 import type { DigestMd5Options, SaslMechanism } from "../../src/client/sasl/index.ts";
+import { probeSession, saslExchange, startSaslServer, type SaslServer } from "../support/secure-server.ts";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array | null): string => Buffer.from(b ?? new Uint8Array(0)).toString("latin1");
@@ -205,13 +209,14 @@ describe("DIGEST-MD5: secrets stay out of errors", () => {
 
 // The cast: Deno type-checks with this repo's tsconfig libs, whose ImportMeta lacks `url`.
 const PROBE = fileURLToPath(new URL("../support/java/SaslServerProbe.java", (import.meta as { url?: string }).url));
+let probeClasses = "";
 const hex = (s: string): string => Buffer.from(s, "utf8").toString("hex");
 
 interface ProbeResult { challenge: string; authorized?: string; serverError?: string; clientError?: unknown; complete: boolean }
 
 function jdkExchange(user: string, password: string, mech: SaslMechanism, qop = ""): Promise<ProbeResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn("java", [PROBE, hex(user), hex(password), qop], { stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn("java", ["-cp", probeClasses, "SaslServerProbe", hex(user), hex(password), qop], { stdio: ["pipe", "pipe", "inherit"] });
     const result: ProbeResult = { challenge: "", complete: false };
     let buf = "";
     const send = (token: Uint8Array | null): void => { child.stdin.end(`${Buffer.from(token ?? []).toString("hex")}\n`); };
@@ -244,6 +249,13 @@ function jdkExchange(user: string, password: string, mech: SaslMechanism, qop = 
 }
 
 describe("DIGEST-MD5 against the JDK's SASL server", () => {
+  // Compiled once: `java File.java` would recompile for every exchange.
+  beforeAll(() => {
+    probeClasses = mkdtempSync(join(tmpdir(), "zk-ts-probe-"));
+    execFileSync("javac", ["-d", probeClasses, PROBE]);
+  }, 60_000);
+  afterAll(() => { if (probeClasses) rmSync(probeClasses, { recursive: true, force: true }); });
+
   it("authenticates, and verifies the server's rspauth", async () => {
     const r = await jdkExchange("alice", "secret", digestMd5({ username: "alice", password: "secret" }));
     assert.match(r.challenge, /^realm="zk-sasl-md5",nonce="[^"]+",charset=utf-8,algorithm=md5-sess$/);
@@ -281,5 +293,58 @@ describe("DIGEST-MD5 against the JDK's SASL server", () => {
     assert.ok(r.clientError instanceof SaslError);
     assert.equal(r.clientError.reason, SaslErrorReason.Unsupported);
     assert.equal(r.complete, false);
+  }, 20_000);
+});
+
+// --- The same against a real ZooKeeper 3.8.0 server that requires SASL, by hand over node:net. ---
+
+describe("DIGEST-MD5 against a real ZooKeeper server (sessionRequireClientSASLAuth=true)", () => {
+  const users = { alice: "alice-secret", bob: 'q"uo\\te', carol: "pässwörd-密码" };
+  let zk: SaslServer;
+  beforeAll(async () => { zk = await startSaslServer({ users }); }, 60_000);
+  afterAll(async () => { await zk?.close(); }, 30_000);
+
+  it("authenticates: ZooKeeper's challenge, our response, its rspauth, and identity sasl:alice", async () => {
+    const s = await probeSession(zk.server.clientPort);
+    try {
+      const mech = digestMd5({ username: "alice", password: "alice-secret" });
+      const t = await saslExchange(s, mech);
+      assert.equal(t.err, 0);
+      assert.equal(t.clientTokens[0], "");
+      assert.match(t.serverTokens[0], /^realm="zk-sasl-md5",nonce="[^"]{20,}",charset=utf-8,algorithm=md5-sess$/);
+      assert.match(t.serverTokens[1], /^rspauth=[0-9a-f]{32}$/);
+      assert.equal(t.serverTokens.length, 2);
+      assert.equal(mech.complete, true);
+      const who = await s.whoAmI();
+      assert.ok(Array.isArray(who), JSON.stringify(who));
+      assert.deepEqual(who.filter((i) => i.scheme === "sasl"), [{ scheme: "sasl", id: "alice" }]);
+    } finally {
+      s.end();
+    }
+  }, 20_000);
+
+  it("authenticates passwords with quotes, backslashes and non-ASCII", async () => {
+    for (const user of ["bob", "carol"] as const) {
+      const s = await probeSession(zk.server.clientPort);
+      try {
+        const t = await saslExchange(s, digestMd5({ username: user, password: users[user] }));
+        assert.equal(t.err, 0, user);
+        assert.equal(t.complete, true, user);
+      } finally {
+        s.end();
+      }
+    }
+  }, 20_000);
+
+  it("a wrong password gets SESSIONCLOSEDREQUIRESASLAUTH (-124), then the server closes", async () => {
+    const s = await probeSession(zk.server.clientPort);
+    try {
+      const t = await saslExchange(s, digestMd5({ username: "alice", password: "wrong" }));
+      assert.equal(t.err, -124);
+      assert.equal(t.complete, false);
+      await s.closed();
+    } finally {
+      s.end();
+    }
   }, 20_000);
 });
