@@ -1,0 +1,285 @@
+// One TCP/TLS connection to one server: the handshake, the xid-ordered reply pipeline, batched
+// writes with backpressure, pings and the read timeout. It knows nothing of hosts or reconnects;
+// the session owns those and makes a new Connection for every attempt.
+import { ErrorCode, Xid } from "../protocol/constants.ts";
+import { ProtocolError } from "../protocol/errors.ts";
+import { FrameDecoder, PING_FRAME, encodeFrame } from "../protocol/frame.ts";
+import { JuteReader } from "../protocol/jute.ts";
+import {
+  type ConnectRequest,
+  type ConnectResponse,
+  type ReplyHeader,
+  type WatcherEvent,
+  readConnectResponse,
+  readReplyHeader,
+  readWatcherEvent,
+  writeConnectRequest,
+} from "../protocol/records.ts";
+import { ZooKeeperError } from "./errors.ts";
+import { Fifo } from "./fifo.ts";
+import type { Link } from "./transport.ts";
+import type { Logger } from "./types.ts";
+
+/** A request on the wire, waiting for its reply. */
+export interface InFlight {
+  xid: number;
+  opcode: number;
+  /** Called with the reply; `body` is positioned after the header (null when err != 0). */
+  onReply(header: ReplyHeader, body: JuteReader | null): void;
+  onFail(code: number, reason: string): void;
+}
+
+export interface ConnectionEvents {
+  onNotification(event: WatcherEvent, zxid: bigint): void;
+  /** The last zxid seen in a normal reply, for reconnects. */
+  onZxid(zxid: bigint): void;
+  /** Called once when the connection ends for any reason. */
+  onClosed(reason: string): void;
+}
+
+export interface ConnectionOptions {
+  maxBufferSize: number;
+  logger: Logger;
+  now?: () => number;
+}
+
+const MAX_WRITE = 256 * 1024;
+
+export class Connection {
+  readonly link: Link;
+  private readonly decoder: FrameDecoder;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private events: ConnectionEvents | null = null;
+  private readonly inFlight = new Fifo<InFlight>();
+  private readonly authInFlight = new Fifo<InFlight>();
+  private handshake: { resolve(r: ConnectResponse): void; reject(e: Error): void } | null = null;
+  private outbox: Uint8Array[] = [];
+  private outboxBytes = 0;
+  private flushScheduled = false;
+  private blocked = false;
+  private lastSend = 0;
+  private lastRecv = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readTimeout = 0;
+  private pingInterval = 0;
+  private closedReason: string | null = null;
+
+  constructor(link: Link, opts: ConnectionOptions) {
+    this.link = link;
+    this.decoder = new FrameDecoder(opts.maxBufferSize);
+    this.log = opts.logger;
+    this.now = opts.now ?? (() => performance.now());
+    this.lastRecv = this.lastSend = this.now();
+  }
+
+  get closed(): boolean {
+    return this.closedReason !== null;
+  }
+
+  /** When the last bytes arrived (performance.now() clock). */
+  get lastReceived(): number {
+    return this.lastRecv;
+  }
+
+  get pendingCount(): number {
+    return this.inFlight.length + this.authInFlight.length;
+  }
+
+  // --- link callbacks (wired by the dialer's handlers) ---
+
+  handleData(chunk: Uint8Array): void {
+    if (this.closedReason !== null) return;
+    this.lastRecv = this.now();
+    let frames: Uint8Array[];
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (e) {
+      this.close(`bad frame from ${this.link.remote}: ${(e as Error).message}`);
+      return;
+    }
+    for (const frame of frames) {
+      if (this.closedReason !== null) return;
+      try {
+        this.handleFrame(frame);
+      } catch (e) {
+        // A reply that does not decode means the stream can no longer be trusted.
+        const why = e instanceof ProtocolError ? e.message : String(e);
+        this.close(`malformed frame from ${this.link.remote}: ${why}`);
+        return;
+      }
+    }
+  }
+
+  handleDrain(): void {
+    this.blocked = false;
+    this.flush();
+  }
+
+  handleClose(error?: Error): void {
+    this.close(error ? `connection to ${this.link.remote} lost: ${error.message}` : `server ${this.link.remote} closed the connection`);
+  }
+
+  // --- handshake ---
+
+  /** Sends the ConnectRequest and resolves with the server's ConnectResponse. */
+  connect(req: ConnectRequest, timeoutMs: number, events: ConnectionEvents): Promise<ConnectResponse> {
+    this.events = events;
+    return new Promise<ConnectResponse>((resolve, reject) => {
+      const timer = setTimeout(() => this.close(`no ConnectResponse from ${this.link.remote} within ${timeoutMs} ms`), timeoutMs);
+      this.handshake = {
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      // Written alone: the Java client does not pipeline behind it because a server that answers
+      // "expired" closes at once and a concurrent write could provoke an RST that eats the answer.
+      this.writeNow(encodeFrame((w) => writeConnectRequest(w, req)));
+    });
+  }
+
+  /** Starts pings and the read timeout for the negotiated session timeout. */
+  startTimers(negotiatedTimeout: number): void {
+    this.readTimeout = (negotiatedTimeout * 2) / 3;
+    this.pingInterval = Math.min(this.readTimeout / 2, 10_000);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.closedReason !== null) return;
+    const tick = Math.max(50, Math.min(this.pingInterval / 4, 1000));
+    this.timer = setTimeout(() => this.onTick(), tick);
+    // The socket keeps the process alive while connected; the timer must not on its own.
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  private onTick(): void {
+    this.timer = null;
+    if (this.closedReason !== null) return;
+    const now = this.now();
+    if (now - this.lastRecv > this.readTimeout) {
+      this.close(`no reply from ${this.link.remote} for ${Math.round(now - this.lastRecv)} ms (read timeout ${Math.round(this.readTimeout)} ms)`);
+      return;
+    }
+    if (now - this.lastSend >= this.pingInterval) this.enqueue(PING_FRAME);
+    this.schedule();
+  }
+
+  // --- requests ---
+
+  /** Queues a request frame; `pending` gets its reply (absent for fire-and-forget frames). */
+  send(frame: Uint8Array, pending?: InFlight): void {
+    if (this.closedReason !== null) {
+      pending?.onFail(ErrorCode.CONNECTIONLOSS, this.closedReason);
+      return;
+    }
+    if (pending) (pending.xid === Xid.AUTH ? this.authInFlight : this.inFlight).push(pending);
+    this.enqueue(frame);
+  }
+
+  private enqueue(frame: Uint8Array): void {
+    this.outbox.push(frame);
+    this.outboxBytes += frame.length;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      // Batch everything queued in this tick into one write.
+      queueMicrotask(() => {
+        this.flushScheduled = false;
+        this.flush();
+      });
+    }
+  }
+
+  private flush(): void {
+    while (!this.blocked && this.outbox.length > 0 && this.closedReason === null) {
+      let batch: Uint8Array;
+      if (this.outbox.length === 1) {
+        batch = this.outbox[0]!;
+        this.outbox = [];
+        this.outboxBytes = 0;
+      } else {
+        let n = 0;
+        let size = 0;
+        while (n < this.outbox.length && (n === 0 || size + this.outbox[n]!.length <= MAX_WRITE)) size += this.outbox[n++]!.length;
+        batch = new Uint8Array(size);
+        let at = 0;
+        for (let i = 0; i < n; i++) {
+          batch.set(this.outbox[i]!, at);
+          at += this.outbox[i]!.length;
+        }
+        this.outbox = n === this.outbox.length ? [] : this.outbox.slice(n);
+        this.outboxBytes -= size;
+      }
+      this.writeNow(batch);
+    }
+  }
+
+  private writeNow(bytes: Uint8Array): void {
+    this.lastSend = this.now();
+    try {
+      if (!this.link.write(bytes)) this.blocked = true;
+    } catch (e) {
+      this.close(`write to ${this.link.remote} failed: ${(e as Error).message}`);
+    }
+  }
+
+  // --- replies ---
+
+  private handleFrame(frame: Uint8Array): void {
+    const r = new JuteReader(frame, 0, frame.length, this.decoder.maxFrameSize * 2);
+    if (this.handshake) {
+      const h = this.handshake;
+      this.handshake = null;
+      h.resolve(readConnectResponse(r));
+      return;
+    }
+    const header = readReplyHeader(r);
+    switch (header.xid) {
+      case Xid.NOTIFICATION:
+        this.events?.onNotification(readWatcherEvent(r), header.zxid);
+        return;
+      case Xid.PING:
+        return;
+      case Xid.AUTH: {
+        const auth = this.authInFlight.shift();
+        auth?.onReply(header, null);
+        return;
+      }
+    }
+    const head = this.inFlight.shift();
+    if (!head) throw new ProtocolError("BAD_FRAME", `reply with xid ${header.xid} but nothing is in flight`);
+    if (head.xid !== header.xid) {
+      this.inFlight.push(head); // failed with the rest on close
+      throw new ProtocolError("BAD_FRAME", `xid out of order: expected ${head.xid}, got ${header.xid}`);
+    }
+    if (header.zxid > 0n) this.events?.onZxid(header.zxid);
+    head.onReply(header, header.err === 0 ? r : null);
+  }
+
+  // --- teardown ---
+
+  /** Ends the connection; every request in flight fails with `code` (CONNECTIONLOSS by default). */
+  close(reason: string, code: number = ErrorCode.CONNECTIONLOSS): void {
+    if (this.closedReason !== null) return;
+    this.closedReason = reason;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.outbox = [];
+    this.link.close();
+    this.log.debug(`zookeeper: connection closed: ${reason}`);
+    if (this.handshake) {
+      const h = this.handshake;
+      this.handshake = null;
+      h.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, reason));
+    }
+    for (const p of this.authInFlight.drain()) p.onFail(code, reason);
+    for (const p of this.inFlight.drain()) p.onFail(code, reason);
+    this.events?.onClosed(reason);
+  }
+}
+

@@ -1,0 +1,37 @@
+// A FIFO with a moving head: O(1) shift without Array.prototype.shift's copying.
+export class Fifo<T> {
+  private items: (T | undefined)[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  peek(): T | undefined {
+    return this.items[this.head];
+  }
+
+  shift(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head++] = undefined;
+    // Compact once the dead prefix dominates, keeping pushes amortised O(1).
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+
+  /** Empties the queue and returns what it held, oldest first. */
+  drain(): T[] {
+    const out = this.items.slice(this.head) as T[];
+    this.items = [];
+    this.head = 0;
+    return out;
+  }
+}

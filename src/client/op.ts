@@ -1,0 +1,77 @@
+// Ops for multi(): plain descriptions built by Op.create/delete/setData/check, validated and encoded
+// when multi() runs so bad input rejects like every other call.
+import { CreateMode, ErrorCode, OpCode } from "../protocol/constants.ts";
+import type { MultiOp, MultiResult } from "../protocol/multi.ts";
+import { addChroot, stripChroot } from "../protocol/path.ts";
+import { Ids } from "./acl.ts";
+import { ZooKeeperError, badArguments } from "./errors.ts";
+import type { CreateOptions, Data, OpResult } from "./types.ts";
+import { checkAcl, checkCreateMode, checkPath, checkVersion, toBytes } from "./validate.ts";
+
+export type Op =
+  | { readonly type: "create"; readonly path: string; readonly data?: Data; readonly options?: CreateOptions }
+  | { readonly type: "delete"; readonly path: string; readonly version?: number }
+  | { readonly type: "setData"; readonly path: string; readonly data: Data; readonly version?: number }
+  | { readonly type: "check"; readonly path: string; readonly version: number };
+
+export const Op = Object.freeze({
+  create: (path: string, data?: Data, options?: CreateOptions): Op => ({ type: "create", path, data, options }),
+  delete: (path: string, version?: number): Op => ({ type: "delete", path, version }),
+  setData: (path: string, data: Data, version?: number): Op => ({ type: "setData", path, data, version }),
+  check: (path: string, version: number): Op => ({ type: "check", path, version }),
+});
+
+/** Validates one op and turns it into its wire form (server paths). */
+export function encodeOp(op: Op, chroot: string): MultiOp {
+  if (op === null || typeof op !== "object") throw badArguments("multi ops must come from Op.create/delete/setData/check", "multi");
+  switch (op.type) {
+    case "create": {
+      const o = op.options ?? {};
+      const { mode, ttl, sequential } = checkCreateMode("multi", op.path, o.mode, o.ttl);
+      const path = addChroot(chroot, checkPath("multi", op.path, sequential));
+      const request = { path, data: toBytes("multi", op.path, op.data), acl: checkAcl("multi", op.path, o.acl ?? Ids.OPEN_ACL_UNSAFE), flags: mode };
+      if (ttl !== undefined) return { type: OpCode.createTTL, request: { ...request, ttl: BigInt(ttl) } };
+      return { type: mode === CreateMode.CONTAINER ? OpCode.createContainer : OpCode.create, request };
+    }
+    case "delete":
+      return { type: OpCode.delete, request: { path: addChroot(chroot, checkPath("multi", op.path)), version: checkVersion("multi", op.path, op.version) } };
+    case "setData":
+      return {
+        type: OpCode.setData,
+        request: { path: addChroot(chroot, checkPath("multi", op.path)), data: toBytes("multi", op.path, op.data), version: checkVersion("multi", op.path, op.version) },
+      };
+    case "check":
+      if (op.version === undefined) throw badArguments("check needs a version", "multi", op.path);
+      return { type: OpCode.check, request: { path: addChroot(chroot, checkPath("multi", op.path)), version: checkVersion("multi", op.path, op.version) } };
+    default:
+      throw badArguments(`unknown op type ${JSON.stringify((op as { type?: unknown }).type)}`, "multi");
+  }
+}
+
+/** Maps the server's results; a failed transaction rejects with the first failing op's code. */
+export function decodeResults(results: MultiResult[], chroot: string, ops: readonly Op[]): OpResult[] {
+  const out: OpResult[] = results.map((r): OpResult => {
+    switch (r.type) {
+      case OpCode.create:
+        return { type: "create", path: stripChroot(chroot, r.path) };
+      case OpCode.create2:
+        return { type: "create", path: stripChroot(chroot, r.path), stat: r.stat };
+      case OpCode.delete:
+        return { type: "delete" };
+      case OpCode.setData:
+        return { type: "setData", stat: r.stat };
+      case OpCode.check:
+        return { type: "check" };
+      case OpCode.error:
+        return { type: "error", code: r.err };
+      default:
+        return { type: "error", code: ErrorCode.MARSHALLINGERROR };
+    }
+  });
+  const failed = out.findIndex((r) => r.type === "error" && r.code !== ErrorCode.OK);
+  if (failed >= 0) {
+    const code = (out[failed] as { code: number }).code;
+    throw new ZooKeeperError(code, `multi op ${failed} (${ops[failed]?.type}) failed`, { op: "multi", path: ops[failed]?.path, results: out });
+  }
+  return out;
+}

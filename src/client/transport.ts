@@ -1,0 +1,81 @@
+// The only file that touches sockets: dials a host over node:net or node:tls (both exist in Node,
+// Bun and Deno) and exposes it as a Link. Everything above sees only this interface, so tests can
+// put a fault proxy in between.
+import { connect as netConnect, isIP, type Socket } from "node:net";
+import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
+import type { HostPort } from "../protocol/connect-string.ts";
+
+export interface Link {
+  /** Queues bytes; false means the socket buffer is full and the caller should wait for onDrain. */
+  write(bytes: Uint8Array): boolean;
+  /** Tears the link down at once; onClose follows. */
+  close(): void;
+  readonly remote: string;
+}
+
+export interface LinkHandlers {
+  onData(chunk: Uint8Array): void;
+  onDrain(): void;
+  onClose(error?: Error): void;
+}
+
+export interface DialOptions {
+  tls?: boolean | ConnectionOptions;
+  timeoutMs: number;
+}
+
+export type Dialer = (target: HostPort, handlers: LinkHandlers, opts: DialOptions) => Promise<Link>;
+
+export const dialSocket: Dialer = (target, handlers, opts) =>
+  new Promise<Link>((resolve, reject) => {
+    const remote = target.host.includes(":") ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`;
+    let socket: Socket;
+    if (opts.tls) {
+      const extra = opts.tls === true ? {} : opts.tls;
+      // SNI is only for names; an IP address goes in the certificate check via `host`.
+      const servername = extra.servername ?? (isIP(target.host) ? undefined : target.host);
+      socket = tlsConnect({ host: target.host, port: target.port, ...extra, ...(servername ? { servername } : {}) });
+    } else {
+      socket = netConnect({ host: target.host, port: target.port });
+    }
+    let open = false;
+    let closed = false;
+    const timer = setTimeout(() => fail(new Error(`connect to ${remote} timed out after ${opts.timeoutMs} ms`)), opts.timeoutMs);
+    const fail = (err: Error): void => {
+      clearTimeout(timer);
+      if (!open) {
+        closed = true;
+        socket.destroy();
+        reject(err);
+      }
+    };
+    socket.once(opts.tls ? "secureConnect" : "connect", () => {
+      clearTimeout(timer);
+      open = true;
+      socket.setNoDelay(true);
+      resolve({
+        write: (bytes) => socket.write(bytes),
+        close: () => socket.destroy(),
+        remote,
+      });
+    });
+    socket.on("data", (chunk: Uint8Array) => {
+      if (open && !closed) handlers.onData(chunk);
+    });
+    socket.on("drain", () => handlers.onDrain());
+    socket.on("error", (err) => {
+      if (!open) fail(err);
+      else if (!closed) {
+        closed = true;
+        socket.destroy();
+        handlers.onClose(err);
+      }
+    });
+    socket.on("close", () => {
+      if (!open) return fail(new Error(`connection to ${remote} closed before it was established`));
+      if (!closed) {
+        closed = true;
+        handlers.onClose();
+      }
+    });
+  });
