@@ -1,0 +1,240 @@
+// FrameDecoder: identical frames however the stream is chunked, and a hostile length prefix fails at
+// once, before any buffer of that size exists. Plus the byte-exact constant frames of FACTS.md §1.
+import { describe, it } from "../support/bdd.ts";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  DEFAULT_MAX_BUFFER,
+  FrameDecoder,
+  JuteWriter,
+  OpCode,
+  PING_FRAME,
+  ProtocolError,
+  ProtocolErrorKind,
+  encodeFrame,
+  encodeRequest,
+  writeConnectRequest,
+} from "../../src/protocol/index.ts";
+
+const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+const unhex = (s: string): Uint8Array => Uint8Array.from(s.replace(/\s+/g, "").match(/../g) ?? [], (h) => parseInt(h, 16));
+
+function frameOf(payload: Uint8Array): Uint8Array {
+  return encodeFrame((w) => {
+    for (const b of payload) w.byte(b << 24 >> 24);
+  });
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Feeds the chunks and copies each frame out at once (frames may be views valid only for that call). */
+function decodeChunks(chunks: readonly Uint8Array[], d = new FrameDecoder()): string[] {
+  const frames: string[] = [];
+  for (const c of chunks) for (const f of d.push(c)) frames.push(hex(f));
+  assert.equal(d.buffered, 0, "a complete stream leaves nothing buffered");
+  return frames;
+}
+
+// Payload sizes chosen to hit empty frames, frames shorter than a header, and multi-chunk frames.
+const payloads: Uint8Array[] = [0, 1, 3, 4, 5, 8, 17, 0, 64, 2, 300, 0].map((n, i) =>
+  Uint8Array.from({ length: n }, (_, j) => (i * 31 + j * 7) & 0xff),
+);
+const stream = concat([...payloads.map(frameOf), PING_FRAME]);
+const expected = [...payloads, PING_FRAME.subarray(4)].map(hex);
+
+/**
+ * Runs fn while recording the length of every `new Uint8Array(number)` made anywhere, by swapping the
+ * global constructor for a recording subclass (the decoder resolves the global at call time).
+ */
+function allocations(fn: () => void): number[] {
+  const Real = globalThis.Uint8Array;
+  const sizes: number[] = [];
+  class Recording extends Real {
+    constructor(...args: unknown[]) {
+      if (typeof args[0] === "number") sizes.push(args[0]);
+      super(...(args as [number]));
+    }
+  }
+  globalThis.Uint8Array = Recording as Uint8ArrayConstructor;
+  try {
+    fn();
+  } finally {
+    globalThis.Uint8Array = Real;
+  }
+  return sizes;
+}
+
+function decodeError(fn: () => unknown): ProtocolError {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof ProtocolError, `threw ${String(e)}`);
+    return e;
+  }
+  assert.fail("no error thrown");
+}
+
+describe("FrameDecoder", () => {
+  it("decodes the whole stream in one chunk", () => {
+    assert.deepStrictEqual(decodeChunks([stream]), expected);
+  });
+
+  it("yields identical frames when the stream is split at every byte boundary", () => {
+    for (let i = 0; i <= stream.length; i++) {
+      assert.deepStrictEqual(decodeChunks([stream.subarray(0, i), stream.subarray(i)]), expected, `split at ${i}`);
+    }
+  });
+
+  it("yields identical frames fed byte by byte", () => {
+    const d = new FrameDecoder();
+    const frames: string[] = [];
+    for (let i = 0; i < stream.length; i++) {
+      for (const f of d.push(stream.subarray(i, i + 1))) frames.push(hex(f));
+      assert.ok(d.buffered <= 301, "never holds more than one unfinished frame");
+    }
+    assert.deepStrictEqual(frames, expected);
+    assert.equal(d.buffered, 0);
+  });
+
+  it("yields identical frames for random chunkings, including empty chunks", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: stream.length }), { maxLength: 40 }), (cuts) => {
+        const points = [0, ...cuts.sort((a, b) => a - b), stream.length];
+        const chunks = points.slice(1).map((end, k) => stream.slice(points[k], end));
+        assert.deepStrictEqual(decodeChunks(chunks), expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("yields identical frames for random payloads and random chunkings", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 70 }), { maxLength: 12 }),
+        fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 20 }),
+        (frames, sizes) => {
+          const s = concat(frames.map(frameOf));
+          const chunks: Uint8Array[] = [];
+          for (let at = 0, k = 0; at < s.length; k++) {
+            const n = sizes[k % sizes.length]!;
+            chunks.push(s.slice(at, at + n));
+            at += n;
+          }
+          assert.deepStrictEqual(decodeChunks(chunks), frames.map(hex));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("ignores empty pushes", () => {
+    const d = new FrameDecoder();
+    assert.deepStrictEqual(d.push(new Uint8Array(0)), []);
+    assert.deepStrictEqual(d.push(stream.subarray(0, 2)), []);
+    assert.deepStrictEqual(d.push(new Uint8Array(0)), []);
+    assert.equal(d.buffered, 2);
+  });
+
+  it("passes frames of exactly maxFrameSize, whole and split", () => {
+    for (const max of [16, DEFAULT_MAX_BUFFER]) {
+      const payload = Uint8Array.from({ length: max }, (_, j) => j & 0xff);
+      const s = frameOf(payload);
+      const half = s.length >> 1;
+      for (const chunks of [[s], [s.subarray(0, 3), s.subarray(3)], [s.subarray(0, half), s.subarray(half)]]) {
+        const d = new FrameDecoder(max);
+        const out = chunks.flatMap((c) => d.push(c).map((f) => f.slice()));
+        assert.equal(out.length, 1);
+        assert.equal(out[0]!.length, max);
+        assert.deepStrictEqual(out[0], payload);
+      }
+    }
+  });
+
+  const hostile: Array<[string, number, string]> = [
+    ["2^31-1", DEFAULT_MAX_BUFFER, "7fffffff"],
+    ["-1", DEFAULT_MAX_BUFFER, "ffffffff"],
+    ["-5", DEFAULT_MAX_BUFFER, "fffffffb"],
+    ["-2^31", DEFAULT_MAX_BUFFER, "80000000"],
+    ["maxFrameSize+1 (default)", DEFAULT_MAX_BUFFER, "00100000"],
+    ["maxFrameSize+1 (16)", 16, "00000011"],
+  ];
+  for (const [name, max, header] of hostile) {
+    it(`rejects a declared length of ${name} within the 4-byte push, without buffering it`, () => {
+      const d = new FrameDecoder(max);
+      const err = decodeError(() => d.push(unhex(header)));
+      assert.equal(err.kind, ProtocolErrorKind.FRAME_TOO_LARGE);
+      assert.match(err.message, /frame length -?\d+ is outside 0\.\.\d+/);
+      // Had the decoder allocated for the declared length it would hold the header at least; it holds ≤ 4.
+      assert.ok(d.buffered <= 4, `buffered ${d.buffered}`);
+      // The stream cannot be re-synchronised: every later push rethrows the same error.
+      assert.equal(decodeError(() => d.push(frameOf(new Uint8Array(1)))), err);
+      assert.equal(decodeError(() => d.push(new Uint8Array(0))), err);
+      assert.ok(d.buffered <= 4);
+    });
+  }
+
+  it("never allocates for a rejected length (allocation recorder with a positive control)", () => {
+    // Control: a 100-byte frame split after its header is buffered in a 100-byte allocation, so the
+    // recorder does see the decoder's allocations.
+    const control = allocations(() => {
+      const d = new FrameDecoder();
+      d.push(frameOf(new Uint8Array(100)).subarray(0, 10));
+    });
+    assert.ok(control.includes(100), `control allocations: ${control.join(",")}`);
+    for (const [, max, header] of hostile) {
+      const sizes = allocations(() => {
+        const d = new FrameDecoder(max);
+        decodeError(() => d.push(unhex(header)));
+        decodeError(() => d.push(new Uint8Array(8)));
+      });
+      assert.ok(sizes.every((n) => n <= 64), `${header}: allocated ${sizes.join(",")}`);
+    }
+  });
+
+  it("rejects a hostile header split across pushes, and one that follows good frames", () => {
+    const d = new FrameDecoder();
+    assert.deepStrictEqual(d.push(unhex("7f")), []);
+    assert.deepStrictEqual(d.push(unhex("ffff")), []);
+    assert.equal(d.buffered, 3);
+    const err = decodeError(() => d.push(unhex("ff 00 00 00")));
+    assert.equal(err.kind, ProtocolErrorKind.FRAME_TOO_LARGE);
+    assert.ok(d.buffered <= 4);
+
+    const e = new FrameDecoder();
+    assert.equal(e.push(PING_FRAME).length, 1);
+    const err2 = decodeError(() => e.push(concat([PING_FRAME, unhex("7fffffff"), new Uint8Array(64)])));
+    assert.equal(err2.kind, ProtocolErrorKind.FRAME_TOO_LARGE);
+    assert.ok(e.buffered <= 4);
+  });
+});
+
+describe("constant frames (FACTS.md §1)", () => {
+  it("PING_FRAME is 00 00 00 08 ff ff ff fe 00 00 00 0b", () => {
+    assert.equal(hex(PING_FRAME), "00000008fffffffe0000000b");
+    assert.equal(hex(encodeRequest(-2, OpCode.ping)), hex(PING_FRAME));
+  });
+
+  it("encodes the worked ConnectRequest example byte for byte", () => {
+    const frame = encodeFrame((w: JuteWriter) =>
+      writeConnectRequest(w, {
+        protocolVersion: 0,
+        lastZxidSeen: 0n,
+        timeOut: 30000,
+        sessionId: 0n,
+        passwd: new Uint8Array(16),
+        readOnly: false,
+      }),
+    );
+    const want = "0000002d" + "00000000" + "0000000000000000" + "00007530" + "0000000000000000" + "00000010" + "00".repeat(16) + "00";
+    assert.equal(hex(frame), want);
+    assert.equal(frame.length, 49);
+  });
+});
