@@ -155,12 +155,13 @@ export class ProbeSession {
   constructor(socket: Socket) {
     this.socket = socket;
     socket.on("data", (chunk: Buffer) => this.#onData(chunk));
-    const end = (why: string) => (e?: Error): void => {
-      this.#ended ??= new Error(`connection ${why}${e ? `: ${e.message}` : ""}`);
+    // The socket's own error (with its `code`, e.g. a TLS alert) wins over a plain "closed".
+    const end = (e: Error): void => {
+      this.#ended ??= e;
       for (const w of this.#waiters.splice(0)) w.reject(this.#ended);
     };
-    socket.on("error", (e) => end("error")(e));
-    socket.on("close", () => end("closed")());
+    socket.on("error", end);
+    socket.on("close", () => end(new Error("connection closed by the server")));
   }
 
   #onData(chunk: Buffer): void {
