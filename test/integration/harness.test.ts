@@ -189,7 +189,7 @@ describe("zk harness: cleanup and failures", () => {
   });
 
   it("servers die with their process, even on SIGKILL", async () => {
-    const main = fileURLToPath(new URL("../support/zk-shared-main.ts", import.meta.url));
+    const main = fileURLToPath(new URL("../support/zk-shared-main.ts", (import.meta as unknown as { url: string }).url));
     const g = globalThis as { Bun?: unknown; Deno?: unknown };
     const args = g.Deno ? ["run", "-A", main] : g.Bun ? [main] : ["--import", "tsx", main];
     const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "inherit"] });

@@ -60,7 +60,7 @@ function fromDebian(dir = DEBIAN): Omit<LocalInstall, "java"> | undefined {
 }
 
 function aptInstall(): Promise<void> {
-  console.error("[zk-harness] no ZooKeeper found: running `apt-get update && apt-get install -y zookeeper` (as root)");
+  process.stderr.write("[zk-harness] no ZooKeeper found: running `apt-get update && apt-get install -y zookeeper` (as root)\n");
   const script = "apt-get update && apt-get -o DPkg::Lock::Timeout=300 install -y zookeeper";
   return new Promise((resolve, reject) => {
     const child = spawn("sh", ["-c", script], { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });

@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+// `npm test`: every test under Node (vitest), then the cross-runtime subset under Bun and Deno,
+// all against one shared real ZooKeeper server (ZK_CONNECT, or one started here through the harness).
+// Prints a summary table and `total: N passed, M failed`; exits non-zero if any runner failed or ran
+// no tests. With STRESS=1 or CI=true it also runs `npm run test:stress` when package.json has it.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Run under Bun and Deno too: directories (all *.test.ts below them) and files. Append yours. */
+const CROSS_RUNTIME = [
+  "test/unit",
+  "test/integration/harness.test.ts",
+];
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+process.chdir(root);
+const work = mkdtempSync(join(tmpdir(), "zk-test-all-"));
+
+function testFiles(entry) {
+  if (!existsSync(entry)) {
+    console.warn(`[test-all] cross-runtime entry ${entry} does not exist, skipped`);
+    return [];
+  }
+  if (!statSync(entry).isDirectory()) return [entry];
+  return readdirSync(entry, { recursive: true })
+    .map((f) => join(entry, String(f)))
+    .filter((f) => f.endsWith(".test.ts") && statSync(f).isFile())
+    .sort();
+}
+
+/** Runs a command, echoing and capturing its output. */
+function run(cmd, args, env) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    let out = "";
+    console.log(`\n[test-all] $ ${cmd} ${args.join(" ")}`);
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], env });
+    child.stdout.on("data", (c) => ((out += c), process.stdout.write(c)));
+    child.stderr.on("data", (c) => ((out += c), process.stderr.write(c)));
+    child.on("error", (e) => ((out += String(e)), resolve({ code: 127, out, seconds: (Date.now() - started) / 1000 })));
+    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), out, seconds: (Date.now() - started) / 1000 }));
+  });
+}
+
+const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
+
+function vitestCounts(jsonFile, out) {
+  try {
+    const r = JSON.parse(readFileSync(jsonFile, "utf8"));
+    return { passed: r.numPassedTests, failed: r.numFailedTests + (r.numFailedTestSuites ?? 0) };
+  } catch {
+    const text = stripAnsi(out);
+    const line = /^\s*Tests\s+(.*)$/m.exec(text)?.[1] ?? "";
+    return { passed: Number(/(\d+) passed/.exec(line)?.[1] ?? 0), failed: Number(/(\d+) failed/.exec(line)?.[1] ?? 0) };
+  }
+}
+
+function bunCounts(out) {
+  const text = stripAnsi(out);
+  return { passed: Number(/^\s*(\d+) pass$/m.exec(text)?.[1] ?? 0), failed: Number(/^\s*(\d+) fail$/m.exec(text)?.[1] ?? 0) };
+}
+
+/** Deno reports describe blocks as tests and `it`s as steps; count the leaves of its JUnit report. */
+function denoCounts(junitFile) {
+  let xml;
+  try {
+    xml = readFileSync(junitFile, "utf8");
+  } catch {
+    return { passed: 0, failed: 0 };
+  }
+  const unescape = (s) => s.replace(/&gt;/g, ">").replace(/&lt;/g, "<").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+  const cases = [...xml.matchAll(/<testcase name="([^"]*)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g)]
+    .map((m) => ({ name: unescape(m[1]), failed: /<failure/.test(m[3] ?? "") }));
+  const names = new Set(cases.map((c) => c.name));
+  const isParent = (n) => [...names].some((o) => o.startsWith(`${n} > `));
+  const leaves = cases.filter((c) => !isParent(c.name));
+  return { passed: leaves.filter((c) => !c.failed).length, failed: leaves.filter((c) => c.failed).length };
+}
+
+/** npm run test:stress: vitest-style counts when present, else one pass/fail by exit code. */
+function genericCounts(out, code) {
+  const text = stripAnsi(out);
+  const line = /^\s*Tests\s+(.*)$/m.exec(text)?.[1];
+  if (line) return { passed: Number(/(\d+) passed/.exec(line)?.[1] ?? 0), failed: Number(/(\d+) failed/.exec(line)?.[1] ?? 0) };
+  const bun = bunCounts(out);
+  if (bun.passed + bun.failed > 0) return bun;
+  return code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
+}
+
+async function startSharedServer() {
+  const main = join(root, "test/support/zk-shared-main.ts");
+  const child = spawn(process.execPath, ["--import", "tsx", main], { stdio: ["pipe", "pipe", "inherit"] });
+  const line = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (c) => {
+      out += c;
+      if (out.includes("\n")) resolve(out.split("\n")[0]);
+    });
+    child.on("exit", (code) => reject(new Error(`shared ZooKeeper server failed to start (exit ${code})`)));
+  });
+  const { connectString } = JSON.parse(line);
+  const stop = () => new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.on("exit", () => resolve());
+    child.stdin.end(); // the helper closes its server when stdin ends
+  });
+  return { connectString, stop };
+}
+
+const rows = [];
+function record(runtime, { code, out, seconds }, counts) {
+  const ok = code === 0 && counts.failed === 0 && counts.passed > 0;
+  rows.push({ runtime, ...counts, seconds, ok, code });
+}
+
+const t0 = Date.now();
+let shared;
+try {
+  if (!process.env.ZK_CONNECT) {
+    const t = Date.now();
+    shared = await startSharedServer();
+    console.log(`[test-all] shared ZooKeeper at ${shared.connectString} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+  }
+  const env = { ...process.env, ZK_CONNECT: process.env.ZK_CONNECT || shared.connectString };
+
+  const vitestJson = join(work, "vitest.json");
+  const node = await run("npx", ["--no", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`], env);
+  record("node (vitest)", node, vitestCounts(vitestJson, node.out));
+
+  const files = [...new Set(CROSS_RUNTIME.flatMap(testFiles))];
+  const bun = await run("npx", ["--no", "bun", "test", ...files.map((f) => `./${relative(root, f)}`)], env);
+  record("bun", bun, bunCounts(bun.out));
+
+  const junit = join(work, "deno.xml");
+  const deno = await run("npx", ["--no", "deno", "test", "-A", `--junit-path=${junit}`, ...files], env);
+  record("deno", deno, denoCounts(junit));
+
+  const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+  if (process.env.STRESS === "1" || process.env.CI === "true") {
+    if (pkg.scripts?.["test:stress"]) {
+      const stress = await run("npm", ["run", "test:stress"], env);
+      record("stress", stress, genericCounts(stress.out, stress.code));
+    } else {
+      console.log("[test-all] no test:stress script in package.json, stress run skipped");
+    }
+  }
+} catch (err) {
+  console.error(`[test-all] ${err instanceof Error ? err.stack : err}`);
+  rows.push({ runtime: "setup", passed: 0, failed: 1, seconds: (Date.now() - t0) / 1000, ok: false, code: 1 });
+} finally {
+  await shared?.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+const pad = (s, n) => String(s).padEnd(n);
+console.log("\n" + [pad("runtime", 16), pad("passed", 8), pad("failed", 8), pad("seconds", 9), "status"].join(""));
+for (const r of rows) {
+  const status = r.ok ? "ok" : r.passed + r.failed === 0 ? `FAIL (no tests ran, exit ${r.code})` : `FAIL (exit ${r.code})`;
+  console.log([pad(r.runtime, 16), pad(r.passed, 8), pad(r.failed, 8), pad(r.seconds.toFixed(1), 9), status].join(""));
+}
+const passed = rows.reduce((n, r) => n + r.passed, 0);
+const failed = rows.reduce((n, r) => n + r.failed, 0);
+console.log(`total: ${passed} passed, ${failed} failed`);
+process.exit(rows.every((r) => r.ok) ? 0 : 1);
