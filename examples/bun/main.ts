@@ -1,0 +1,27 @@
+// zookeeper-ts on Bun, straight from the TypeScript sources: a persistent recursive watch as an
+// async iterator. Usage: ZK_CONNECT=127.0.0.1:2181 npx bun examples/bun/main.ts
+import { Op, ZooKeeper, eventTypeName } from "../../src/index.ts";
+
+const connect = process.env.ZK_CONNECT ?? "127.0.0.1:2181";
+await using zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+console.log(`bun ${Bun.version}: session 0x${zk.sessionId.toString(16)}`);
+
+const root = `/example-bun-${process.pid}`;
+const stop = new AbortController();
+const seen: string[] = [];
+const watching = (async () => {
+  for await (const ev of zk.watch(root, { recursive: true, signal: stop.signal })) {
+    seen.push(`${eventTypeName(ev.type)} ${ev.path}`);
+    if (seen.length === 4) stop.abort();
+  }
+})();
+await new Promise((r) => setTimeout(r, 50)); // let the watch register before the changes
+await zk.create(root, "r");
+await zk.create(`${root}/a`, "1");
+await zk.setData(`${root}/a`, "2");
+await zk.multi([Op.delete(`${root}/a`)]);
+await watching;
+await zk.delete(root);
+console.log(seen.join("\n"));
+if (seen.length !== 4) process.exit(1);
+console.log("ok");
