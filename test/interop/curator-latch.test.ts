@@ -1,0 +1,61 @@
+// The Curator LeaderLatch participant against a real standalone ZooKeeper 3.8.0: it elects exactly
+// one, fails over after kill -9, and its clock is the test process's CLOCK_MONOTONIC.
+import assert from "node:assert/strict";
+import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { startStandalone, type ZkServer } from "../support/zk-server.ts";
+import { compileParticipant, killAllParticipants, startParticipant, type JavaParticipant } from "./java-participant.ts";
+
+const SESSION_MS = 6000;
+
+describe("Curator LeaderLatch participant", () => {
+  let server: ZkServer;
+  beforeAll(async () => {
+    [server] = await Promise.all([startStandalone(), compileParticipant()]);
+  });
+  afterAll(async () => {
+    await killAllParticipants();
+    await server?.close();
+  });
+
+  const start = (path: string, id: string): Promise<JavaParticipant> =>
+    startParticipant({ connectString: server.connectString, electionPath: path, id, sessionTimeoutMs: SESSION_MS });
+
+  it("stamps events with the same monotonic clock as process.hrtime", async () => {
+    const p = await start("/interop-clock", "clock");
+    await p.waitFor("READY", 30_000);
+    for (let i = 0; i < 5; i++) {
+      const before = process.hrtime.bigint();
+      const [javaNs] = await p.ask("clock?", "CLOCK");
+      const after = process.hrtime.bigint();
+      const t = BigInt(javaNs);
+      assert.ok(before <= t && t <= after, `java ${t} outside [${before}, ${after}]`);
+    }
+    await p.close();
+    assert.equal(await p.exited, 0);
+  }, 60_000);
+
+  it("elects exactly one of two, and the other after kill -9 of the leader", async () => {
+    const path = `/interop-latch-${process.pid}`;
+    const a = await start(path, "java-a");
+    await a.waitFor("READY", 30_000);
+    const b = await start(path, "java-b");
+    await b.waitFor("READY", 30_000);
+    await a.waitFor("ELECTED", 10_000); // first in line
+    assert.equal(await b.leader(), "java-a");
+    assert.equal(await a.leader(), "java-a");
+    assert.deepEqual(await b.participants(), ["java-a", "java-b"]);
+    assert.match(await b.ourPath(), new RegExp(`^${path}/_c_[0-9a-f-]{36}-latch-\\d{10}$`));
+    assert.equal(b.events.filter((e) => e.kind === "ELECTED").length, 0);
+
+    const killedAt = process.hrtime.bigint();
+    await a.kill("SIGKILL");
+    const elected = await b.waitFor("ELECTED", SESSION_MS + 10_000);
+    // kill -9 leaves the session open: the takeover waits for the server to expire it.
+    const ms = Number((elected.monoNs ?? 0n) - killedAt) / 1e6;
+    assert.ok(ms >= SESSION_MS - 2000 && ms <= SESSION_MS + 6000, `takeover after ${ms} ms`);
+    assert.equal(await b.leader(), "java-b");
+    assert.deepEqual(await b.participants(), ["java-b"]);
+    await b.close();
+    assert.equal(await b.exited, 0);
+  }, 90_000);
+});
