@@ -4,6 +4,7 @@
 // nothing decoded is longer than its frame, and every case finishes in bounded time.
 // FUZZ_RUNS (default 100000) sets the total number of cases across the properties.
 import { readFileSync } from "node:fs";
+import process from "node:process";
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -40,7 +41,7 @@ interface ServerFrame {
 }
 
 const unhex = (s: string): Uint8Array => Uint8Array.from(s.match(/../g) ?? [], (h) => parseInt(h, 16));
-const golden = JSON.parse(readFileSync(new URL("../../fixtures/frames/java-3.8.0.json", import.meta.url), "utf8")) as { frames: Golden[] };
+const golden = JSON.parse(readFileSync(new URL("../../fixtures/frames/java-3.8.0.json", (import.meta as { url: string }).url), "utf8")) as { frames: Golden[] };
 const seenConn = new Set<number>();
 const serverFrames: ServerFrame[] = golden.frames
   .filter((f) => f.dir === "s2c")
@@ -259,7 +260,7 @@ describe("fuzzing the frame and reply decoders with mutated golden frames", () =
       ),
     );
     // The mutations must actually reach the error paths (a fuzzer that never fails is not fuzzing).
-    console.log(`single frames: ${errors} rejections in ${share.frame} cases`);
+    process.stdout.write(`single frames: ${errors} rejections in ${share.frame} cases\n`);
     assert.ok(errors > share.frame / 4, `only ${errors} rejections in ${share.frame} cases`);
   }, 600_000);
 
@@ -276,7 +277,7 @@ describe("fuzzing the frame and reply decoders with mutated golden frames", () =
         { numRuns: share.stream },
       ),
     );
-    console.log(`streams: ${errors} rejections in ${share.stream} cases`);
+    process.stdout.write(`streams: ${errors} rejections in ${share.stream} cases\n`);
     assert.ok(errors > share.stream / 4, `only ${errors} rejections in ${share.stream} cases`);
   }, 600_000);
 
