@@ -1,0 +1,165 @@
+// Group membership (API.md "Recipes"): each member is the ephemeral znode `path/<id>` holding its data.
+// A persistent watch on the group path (re-registered by the client after a reconnect) turns every
+// join and leave into one "change" event with the whole list, sorted by id.
+import { EventEmitter } from "node:events";
+import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
+import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
+import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
+import { createWithParents } from "./containers.ts";
+import { Serial, deleteNode } from "./support.ts";
+
+export interface Member {
+  id: string;
+  data: Uint8Array | null;
+}
+
+export interface GroupMemberOptions {
+  /** This member's id: the znode's name under the group path (no "/"). */
+  id: string;
+  /** Stored in the member's znode. */
+  data?: Uint8Array | string | null;
+}
+
+export interface GroupMemberEvents {
+  change: [members: Member[]];
+  error: [error: Error];
+}
+
+export class GroupMember extends EventEmitter<GroupMemberEvents> {
+  readonly path: string;
+  readonly id: string;
+  private readonly zk: ZooKeeper;
+  private readonly data: Uint8Array | string | null;
+  private readonly serial = new Serial();
+  private joined = false;
+  private watching = false;
+  private refreshQueued = false;
+  private last: string | null = null; // fingerprint of the last list emitted
+
+  constructor(zk: ZooKeeper, path: string, options: GroupMemberOptions) {
+    super();
+    if (typeof path !== "string" || !path.startsWith("/") || path.length < 2 || path.endsWith("/")) {
+      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, "the group path must be an absolute znode path", { op: "GroupMember", path: String(path) });
+    }
+    if (!options || typeof options.id !== "string" || options.id === "" || options.id.includes("/")) {
+      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, "options.id must be a non-empty znode name", { op: "GroupMember", path });
+    }
+    this.zk = zk;
+    this.path = path;
+    this.id = options.id;
+    this.data = options.data ?? null;
+  }
+
+  /** This member's znode. */
+  get memberPath(): string {
+    return `${this.path}/${this.id}`;
+  }
+
+  /** Creates our ephemeral znode (the group path as a container when missing) and starts watching the group. */
+  async join(): Promise<void> {
+    await this.serial.run(async () => {
+      if (this.joined) return;
+      this.joined = true;
+      this.zk.on("state", this.onState);
+      try {
+        await this.ensureMember();
+        if (!this.watching) {
+          await this.zk.addWatch(this.path, AddWatchMode.PERSISTENT, this.onGroup);
+          this.watching = true;
+        }
+      } catch (e) {
+        this.joined = false;
+        this.zk.off("state", this.onState);
+        throw e;
+      }
+    });
+    this.refresh();
+  }
+
+  /** Deletes our znode and stops watching the group. */
+  async leave(): Promise<void> {
+    await this.serial.run(async () => {
+      if (!this.joined) return;
+      this.joined = false;
+      this.zk.off("state", this.onState);
+      if (this.watching) {
+        this.watching = false;
+        await this.zk.removeWatches(this.path, this.onGroup, WatcherType.Any).catch(() => {});
+      }
+      await deleteNode(this.zk, this.memberPath);
+    });
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.leave();
+  }
+
+  /** The current members, sorted by id. */
+  async members(): Promise<Member[]> {
+    let children: string[];
+    try {
+      children = await this.zk.getChildren(this.path);
+    } catch (e) {
+      if (isZooKeeperError(e, ErrorCode.NONODE)) return [];
+      throw e;
+    }
+    const read = await Promise.all(
+      children.map(async (id) => {
+        try {
+          return { id, data: (await this.zk.getData(`${this.path}/${id}`)).data };
+        } catch (e) {
+          if (isZooKeeperError(e, ErrorCode.NONODE)) return null; // left meanwhile
+          throw e;
+        }
+      }),
+    );
+    return read.filter((m): m is Member => m !== null).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** Our znode exists and is this session's: create it, or accept it when a lost reply had created it. */
+  private async ensureMember(): Promise<void> {
+    try {
+      await createWithParents(this.zk, this.path, () => this.zk.create(this.memberPath, this.data, { mode: CreateMode.EPHEMERAL }));
+    } catch (e) {
+      if (!isZooKeeperError(e, ErrorCode.NODEEXISTS)) throw e;
+      const stat = await this.zk.exists(this.memberPath);
+      if (stat !== null && stat.ephemeralOwner !== this.zk.sessionId) {
+        throw new ZooKeeperError(ErrorCode.NODEEXISTS, `member id ${JSON.stringify(this.id)} is taken by another session`, { op: "join", path: this.memberPath });
+      }
+      if (stat === null) await this.ensureMember(); // gone again meanwhile
+    }
+  }
+
+  private readonly onGroup: Watcher = (event: WatchedEvent) => {
+    if (event.type === EventType.None) return;
+    this.refresh();
+  };
+
+  private readonly onState = (state: SessionState): void => {
+    if (state === "connected") this.refresh(); // changes while disconnected, and a rejoin if our znode went
+  };
+
+  /** Re-reads the group (one refresh at a time), rejoins if our znode vanished, emits on a real change. */
+  private refresh(): void {
+    if (this.refreshQueued || !this.joined) return;
+    this.refreshQueued = true;
+    void this.serial
+      .run(async () => {
+        this.refreshQueued = false;
+        if (!this.joined) return;
+        let members = await this.members();
+        if (!members.some((m) => m.id === this.id)) {
+          await this.ensureMember(); // deleted by someone, or reaped with its container while the session lived
+          members = await this.members();
+        }
+        const fingerprint = JSON.stringify(members.map((m) => [m.id, m.data ? Array.from(m.data) : null]));
+        if (fingerprint === this.last) return;
+        this.last = fingerprint;
+        this.emit("change", members);
+      })
+      .catch((e) => {
+        if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS) || isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)) return; // "connected" refreshes again
+        if (this.listenerCount("error") > 0) this.emit("error", e instanceof Error ? e : new Error(String(e)));
+      });
+  }
+}

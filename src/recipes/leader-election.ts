@@ -1,0 +1,432 @@
+// Leader election (API.md "Recipes"), wire-compatible with Apache Curator's LeaderLatch: protected
+// ephemeral-sequential candidates, order by sequence, each candidate watches only its predecessor,
+// the leader must own the first znode (ephemeralOwner), and leadership ends at the first doubt.
+import { randomUUID } from "node:crypto";
+import { EventEmitter } from "node:events";
+import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
+import { Op, Transaction, ZooKeeperError, isZooKeeperError } from "../client/index.ts";
+import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
+import { LATCH, protectedPrefix, sortCandidates } from "./candidates.ts";
+import { createWithParents } from "./containers.ts";
+import { Serial, deleteNode, findProtected, linkFresh, untilConnected } from "./support.ts";
+
+export type RevokeReason = "resigned" | "disconnected" | "expired" | "deleted" | "closed";
+
+export interface Participant {
+  id: string;
+  /** The candidate znode's full path. */
+  path: string;
+  sequence: number;
+  isLeader: boolean;
+}
+
+export interface LeaderElectionOptions {
+  /** This participant's id, stored as the candidate znode's data (UTF-8). */
+  id: string;
+  /** When a leader steps down on link trouble: at "disconnected" (default, safe) or only at "expired". */
+  revokeOn?: "disconnected" | "expired";
+}
+
+export interface LeaderElectionEvents {
+  elected: [];
+  revoked: [reason: RevokeReason];
+  /** One of this participant's watches fired (observability: the herd-effect test counts these). */
+  watch: [path: string];
+  /** A background re-check failed for a reason other than a lost link; it is retried in 1 s. */
+  error: [error: Error];
+}
+
+type Phase = "latent" | "started" | "closed";
+const RETRY_MS = 1000;
+const decoder = new TextDecoder();
+
+export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
+  readonly path: string;
+  readonly id: string;
+  readonly revokeOn: "disconnected" | "expired";
+  private readonly zk: ZooKeeper;
+  private readonly serial = new Serial();
+  private phase: Phase = "latent";
+  private ours: string | null = null; // our candidate znode (full path)
+  private ownWatched: string | null = null; // the znode our exists-watch is on
+  private predecessor: string | null = null; // the znode our getData-watch is on
+  private leading = false;
+  private leaderToken: bigint | undefined;
+  private leaderVersion = 0;
+  private checkQueued = false;
+  private retry: ReturnType<typeof setTimeout> | null = null;
+  private waiters = new Set<{ resolve(): void; reject(e: unknown): void }>();
+
+  constructor(zk: ZooKeeper, path: string, options: LeaderElectionOptions) {
+    super();
+    if (typeof path !== "string" || !path.startsWith("/") || path.length < 2 || path.endsWith("/")) {
+      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, "the election path must be an absolute znode path", { op: "LeaderElection", path: String(path) });
+    }
+    if (!options || typeof options.id !== "string") throw new ZooKeeperError(ErrorCode.BADARGUMENTS, "options.id must be a string", { op: "LeaderElection", path });
+    if (options.revokeOn !== undefined && options.revokeOn !== "disconnected" && options.revokeOn !== "expired") {
+      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `revokeOn must be "disconnected" or "expired"`, { op: "LeaderElection", path });
+    }
+    this.zk = zk;
+    this.path = path;
+    this.id = options.id;
+    this.revokeOn = options.revokeOn ?? "disconnected";
+  }
+
+  /**
+   * True only while this participant leads and nothing casts doubt on it: the session is connected
+   * (revokeOn "disconnected") and, when the client reports it, the server was heard from within the
+   * read timeout. A process resuming from a pause therefore reads false before any timer has run.
+   */
+  get isLeader(): boolean {
+    if (!this.leading || this.phase !== "started") return false;
+    const state = this.zk.state;
+    const timeout = this.zk.negotiatedTimeout;
+    if (this.revokeOn === "disconnected") return state === "connected" && linkFresh(this.zk, (timeout * 2) / 3);
+    return (state === "connected" || state === "connectedReadOnly" || state === "disconnected" || state === "connecting") && linkFresh(this.zk, timeout);
+  }
+
+  /** Fencing token while leading: the czxid of our candidate znode (grows from leader to leader). */
+  get token(): bigint | undefined {
+    return this.isLeader ? this.leaderToken : undefined;
+  }
+
+  /** Our candidate znode's path, or null while we have none. */
+  get candidatePath(): string | null {
+    return this.ours;
+  }
+
+  /** Joins the election; resolves once our candidate znode is in place. */
+  async start(): Promise<void> {
+    if (this.phase !== "latent") throw new ZooKeeperError(ErrorCode.APIERROR, "start() may be called once", { op: "start", path: this.path });
+    this.phase = "started";
+    this.zk.on("state", this.onState);
+    try {
+      await this.serial.run(async () => {
+        this.ours = await this.createCandidate();
+        await this.reconcile().catch((e) => this.onCheckError(e));
+      });
+    } catch (e) {
+      this.finish("closed", e);
+      throw e;
+    }
+  }
+
+  /** Resolves when this participant leads; rejects on abort, timeout or when the election ends. */
+  waitForLeadership(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<void> {
+    if (this.phase !== "started") return Promise.reject(this.endedError("waitForLeadership"));
+    if (this.isLeader) return Promise.resolve();
+    const { signal, timeout } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = (): void => {
+        this.waiters.delete(waiter);
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      const waiter = {
+        resolve: () => (done(), resolve()),
+        reject: (e: unknown) => (done(), reject(e)),
+      };
+      const onAbort = (): void => waiter.reject(signal!.reason);
+      this.waiters.add(waiter);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (timeout !== undefined) {
+        timer = setTimeout(() => waiter.reject(new ZooKeeperError(ErrorCode.OPERATIONTIMEOUT, `not elected within ${timeout} ms`, { op: "waitForLeadership", path: this.path })), timeout);
+      }
+    });
+  }
+
+  /** Every candidate in election order; the first one leads. */
+  async participants(): Promise<Participant[]> {
+    let children: string[];
+    try {
+      children = await this.zk.getChildren(this.path);
+    } catch (e) {
+      if (isZooKeeperError(e, ErrorCode.NONODE)) return [];
+      throw e;
+    }
+    const read = await Promise.all(
+      sortCandidates(children).map(async (c) => {
+        const path = `${this.path}/${c.name}`;
+        try {
+          const { data } = await this.zk.getData(path);
+          return { id: data ? decoder.decode(data) : "", path, sequence: c.sequence, isLeader: false };
+        } catch (e) {
+          if (isZooKeeperError(e, ErrorCode.NONODE)) return null; // left meanwhile
+          throw e;
+        }
+      }),
+    );
+    const out = read.filter((p): p is Participant => p !== null);
+    if (out.length > 0) out[0].isLeader = true;
+    return out;
+  }
+
+  async leader(): Promise<Participant | null> {
+    return (await this.participants())[0] ?? null;
+  }
+
+  /**
+   * A Transaction that commits only while this participant leads. commit() rejects with NOAUTH
+   * before sending anything when we are not the leader; otherwise our ops go in one multi together
+   * with a check of our candidate znode, so the server rejects them atomically (NONODE or BADVERSION)
+   * once that znode is gone. The results are those of our ops (the check's is left off).
+   */
+  transaction(): Transaction {
+    return new Transaction(async (ops) => {
+      const guard = this.ours;
+      if (!this.isLeader || guard === null) {
+        throw new ZooKeeperError(ErrorCode.NOAUTH, `participant ${JSON.stringify(this.id)} is not the leader`, { op: "transaction", path: this.path });
+      }
+      try {
+        return (await this.zk.multi([...ops, Op.check(guard, this.leaderVersion)])).slice(0, ops.length);
+      } catch (e) {
+        if (isZooKeeperError(e) && e.path === guard) this.requestCheck(); // our znode changed: find out now
+        throw e;
+      }
+    });
+  }
+
+  /** Steps down (when leading) and rejoins at the back of the queue. */
+  async resign(): Promise<void> {
+    if (this.phase !== "started") throw this.endedError("resign");
+    await this.serial.run(async () => {
+      if (this.phase !== "started") return;
+      this.revoke("resigned");
+      const old = this.dropOurs();
+      if (old) await deleteNode(this.zk, old);
+      if (this.phase !== "started") return;
+      this.ours = await this.createCandidate();
+      await this.reconcile().catch((e) => this.onCheckError(e));
+    });
+  }
+
+  /** Leaves the election; resolves once our candidate znode is gone (or the session has ended). */
+  async close(): Promise<void> {
+    if (this.phase !== "closed") this.finish("closed", this.endedError("close"));
+    await this.serial.run(async () => {
+      const old = this.dropOurs();
+      if (old) await deleteNode(this.zk, old).catch(() => {});
+    });
+  }
+
+  /**
+   * Waits for leadership, runs `fn` with a signal that aborts when leadership is revoked, then
+   * resigns so the next candidate gets its turn and this one rejoins at the back.
+   */
+  async run<T>(fn: (signal: AbortSignal) => Promise<T> | T, options: { signal?: AbortSignal } = {}): Promise<T> {
+    if (this.phase === "latent") await this.start();
+    await this.waitForLeadership({ signal: options.signal });
+    const ac = new AbortController();
+    const onRevoked = (reason: RevokeReason): void => ac.abort(new Error(`leadership revoked: ${reason}`, { cause: reason }));
+    this.on("revoked", onRevoked);
+    try {
+      if (!this.isLeader) ac.abort(new Error("leadership revoked: disconnected", { cause: "disconnected" }));
+      return await fn(ac.signal);
+    } finally {
+      this.off("revoked", onRevoked);
+      if (this.phase === "started") await this.resign().catch((e) => this.report(e));
+    }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  // --- the check: who leads, whom to watch ---
+
+  private requestCheck(): void {
+    if (this.checkQueued || this.phase !== "started") return;
+    this.checkQueued = true;
+    void this.serial.run(async () => {
+      this.checkQueued = false;
+      if (this.phase !== "started") return;
+      if (this.ours === null) this.ours = await this.createCandidate();
+      await this.reconcile();
+    }).catch((e) => this.onCheckError(e));
+  }
+
+  /** Reads the children and either leads (first, and our session owns it) or watches the predecessor. */
+  private async reconcile(): Promise<void> {
+    for (let round = 0; this.phase === "started"; round++) {
+      if (round > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, "the candidates keep changing; retrying later", { op: "election", path: this.path });
+      if (this.ours === null) this.ours = await this.createCandidate();
+      const ours = this.ours;
+      const sorted = sortCandidates(await this.zk.getChildren(this.path));
+      const index = sorted.findIndex((c) => `${this.path}/${c.name}` === ours);
+      if (this.phase !== "started" || this.ours !== ours) return;
+      if (index < 0) {
+        this.lostOurs();
+        continue;
+      }
+      if (index > 0) this.revoke("deleted"); // a lower candidate appeared ahead of ours (hand-made names only)
+      if (index === 0 || this.ownWatched !== ours) {
+        const stat = await this.zk.exists(ours, this.onOwn);
+        if (this.phase !== "started" || this.ours !== ours) return;
+        if (stat === null) {
+          this.lostOurs();
+          continue;
+        }
+        this.ownWatched = ours;
+        if (index === 0) {
+          this.predecessor = null;
+          if (stat.ephemeralOwner !== this.zk.sessionId) {
+            // Named like ours but another session's (cannot happen within one session): replace it.
+            this.dropOurs();
+            await deleteNode(this.zk, ours);
+            continue;
+          }
+          this.elect(stat.czxid, stat.version);
+          return;
+        }
+      }
+      const predecessor = `${this.path}/${sorted[index - 1].name}`;
+      this.predecessor = predecessor;
+      try {
+        await this.zk.getData(predecessor, this.onPredecessor);
+        return;
+      } catch (e) {
+        if (!isZooKeeperError(e, ErrorCode.NONODE)) throw e;
+        // Gone between the listing and the watch: look again at once.
+      }
+    }
+  }
+
+  /** Protected create: a create whose reply was lost is found by its uuid prefix, never made twice. */
+  private async createCandidate(): Promise<string> {
+    const prefix = protectedPrefix(randomUUID());
+    const create = (): Promise<string> => this.zk.create(`${this.path}/${prefix}${LATCH}`, this.id, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+    let uncertain = false;
+    for (;;) {
+      try {
+        if (uncertain) {
+          const found = await findProtected(this.zk, this.path, prefix);
+          if (found) return found;
+        }
+        return await createWithParents(this.zk, this.path, create);
+      } catch (e) {
+        if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
+        uncertain = true;
+        await untilConnected(this.zk);
+      }
+    }
+  }
+
+  private readonly onPredecessor: Watcher = (event: WatchedEvent) => {
+    const path = event.path;
+    if (event.type === EventType.None || this.phase !== "started" || path === null || path !== this.predecessor) return;
+    this.predecessor = null;
+    this.emitSafely("watch", path);
+    this.requestCheck();
+  };
+
+  private readonly onOwn: Watcher = (event: WatchedEvent) => {
+    const path = event.path;
+    if (event.type === EventType.None || this.phase !== "started" || path === null || path !== this.ownWatched) return;
+    this.ownWatched = null;
+    this.emitSafely("watch", path);
+    this.requestCheck();
+  };
+
+  private readonly onState = (state: SessionState): void => {
+    if (this.phase !== "started") return;
+    switch (state) {
+      case "connected":
+        this.requestCheck();
+        break;
+      case "disconnected":
+      case "connectedReadOnly":
+      case "connecting":
+        if (this.revokeOn === "disconnected") this.revoke("disconnected");
+        break;
+      case "expired":
+        this.finish("expired", new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session has expired; the election is over", { op: "election", path: this.path }));
+        break;
+      case "closed":
+      case "authFailed":
+        this.finish("closed", this.endedError("election"));
+        break;
+    }
+  };
+
+  private onCheckError(e: unknown): void {
+    if (this.phase !== "started") return;
+    // A lost link is re-checked on "connected"; an expired session ends the election via "state".
+    if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) {
+      if (this.zk.state === "connected") this.requestCheck();
+      return;
+    }
+    if (isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)) return;
+    this.report(e);
+    if (!this.retry) {
+      this.retry = setTimeout(() => {
+        this.retry = null;
+        this.requestCheck();
+      }, RETRY_MS);
+    }
+  }
+
+  // --- transitions (events only on real changes) ---
+
+  private elect(token: bigint, version: number): void {
+    if (this.revokeOn === "disconnected" && this.zk.state !== "connected") return; // re-checked on "connected"
+    this.leaderToken = token;
+    this.leaderVersion = version;
+    if (!this.leading) {
+      this.leading = true;
+      this.emitSafely("elected");
+    }
+    for (const w of [...this.waiters]) w.resolve();
+  }
+
+  private revoke(reason: RevokeReason): void {
+    if (!this.leading) return;
+    this.leading = false;
+    this.leaderToken = undefined;
+    this.emitSafely("revoked", reason);
+  }
+
+  /** Our znode vanished (someone deleted it): step down and stand again. */
+  private lostOurs(): void {
+    this.revoke("deleted");
+    this.dropOurs();
+  }
+
+  private dropOurs(): string | null {
+    const old = this.ours;
+    this.ours = null;
+    this.ownWatched = null;
+    this.predecessor = null;
+    return old;
+  }
+
+  private finish(reason: "expired" | "closed", error: unknown): void {
+    if (this.phase === "closed") return;
+    this.phase = "closed";
+    this.zk.off("state", this.onState);
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
+    this.revoke(reason);
+    for (const w of [...this.waiters]) w.reject(error);
+  }
+
+  private endedError(op: string): ZooKeeperError {
+    return new ZooKeeperError(ErrorCode.CONNECTIONLOSS, this.phase === "latent" ? "the election is not started" : "the election is closed", { op, path: this.path });
+  }
+
+  private report(e: unknown): void {
+    if (this.listenerCount("error") > 0) this.emit("error", e instanceof Error ? e : new Error(String(e)));
+  }
+
+  /** A throwing listener must not break the election's bookkeeping; its error surfaces like any listener's. */
+  private emitSafely<K extends "elected" | "revoked" | "watch">(event: K, ...args: LeaderElectionEvents[K]): void {
+    try {
+      (this.emit as (e: string, ...a: unknown[]) => boolean)(event, ...args);
+    } catch (e) {
+      queueMicrotask(() => {
+        throw e;
+      });
+    }
+  }
+}

@@ -1,0 +1,76 @@
+// Small helpers the recipes share: a one-at-a-time job queue and session-aware retries.
+import type { SessionState, ZooKeeper } from "../client/index.ts";
+import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
+import { ErrorCode } from "../protocol/constants.ts";
+
+/** Runs jobs one after another, so checks, resigns and closes never interleave. */
+export class Serial {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(job: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(job);
+    this.tail = result.catch(() => {});
+    return result;
+  }
+}
+
+const TERMINAL: ReadonlySet<SessionState> = new Set(["expired", "closed", "authFailed"]);
+
+/** Resolves once the session is connected (read-write); rejects when it has ended. */
+export function untilConnected(zk: ZooKeeper): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const check = (state: SessionState): boolean => {
+      if (state === "connected") resolve();
+      else if (TERMINAL.has(state)) {
+        const code = state === "expired" ? ErrorCode.SESSIONEXPIRED : state === "authFailed" ? ErrorCode.AUTHFAILED : ErrorCode.CONNECTIONLOSS;
+        reject(new ZooKeeperError(code, `the session is ${state}`, { op: "recipe" }));
+      } else return false;
+      return true;
+    };
+    if (check(zk.state)) return;
+    const listener = (state: SessionState): void => {
+      if (check(state)) zk.off("state", listener);
+    };
+    zk.on("state", listener);
+  });
+}
+
+/** Deletes a node, retrying across reconnects; done when it is gone or the session (and so its ephemerals) ended. */
+export async function deleteNode(zk: ZooKeeper, path: string): Promise<void> {
+  for (;;) {
+    try {
+      await zk.delete(path);
+      return;
+    } catch (e) {
+      if (isZooKeeperError(e, ErrorCode.NONODE)) return;
+      if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
+      try {
+        await untilConnected(zk);
+      } catch {
+        return;
+      }
+    }
+  }
+}
+
+/** After a lost create reply: the child of `parent` whose name starts with `prefix`, if the create went through. */
+export async function findProtected(zk: ZooKeeper, parent: string, prefix: string): Promise<string | null> {
+  try {
+    await zk.sync(parent); // the server we reached may lag the one that ran the create
+    const name = (await zk.getChildren(parent)).find((c) => c.startsWith(prefix));
+    return name === undefined ? null : `${parent}/${name}`;
+  } catch (e) {
+    if (isZooKeeperError(e, ErrorCode.NONODE)) return null;
+    throw e;
+  }
+}
+
+/**
+ * Whether the server was heard from within `ms`. Uses the client's `lastHeardAt` (performance.now()
+ * of the last bytes from the server) when the client has it; without it this check cannot be made.
+ */
+export function linkFresh(zk: ZooKeeper, ms: number): boolean {
+  const heard = (zk as unknown as { lastHeardAt?: unknown }).lastHeardAt;
+  if (typeof heard !== "number" || !(ms > 0)) return true;
+  return performance.now() - heard < ms;
+}
