@@ -1,0 +1,35 @@
+// Small helpers shared by the client-*.test.ts files (real servers, no mocks).
+import assert from "node:assert/strict";
+import { ZooKeeperError } from "../../src/index.ts";
+import type { WatchedEvent } from "../../src/index.ts";
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` every 50 ms until it is true; fails with `what` after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Asserts that `p` rejects with a ZooKeeperError of `codeName`; returns the error. */
+export async function rejectsWith(p: Promise<unknown>, codeName: string): Promise<ZooKeeperError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof ZooKeeperError, `expected a ZooKeeperError, got ${String(e)}`);
+    assert.equal(e.codeName, codeName, `expected ${codeName}, got ${e.message}`);
+    return e;
+  }
+  assert.fail(`expected a rejection with ${codeName}, but it resolved`);
+}
+
+/** A watcher that records its events. */
+export function recorder(): { events: WatchedEvent[]; watcher: (e: WatchedEvent) => void } {
+  const events: WatchedEvent[] = [];
+  return { events, watcher: (e) => events.push(e) };
+}
+
+export const uniqueRoot = (tag: string): string => `/t-${tag}-${crypto.randomUUID().slice(0, 8)}`;
