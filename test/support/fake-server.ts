@@ -1,0 +1,195 @@
+// A tiny misbehaving ZooKeeper server for garbage tests. It completes a valid handshake and then
+// sends bytes no real server would. With `upstream` set it relays the client's ConnectRequest to a
+// real server and hands back that server's ConnectResponse, so the session it "establishes" is
+// real and the client can resume it on the next host; without it it invents a session.
+import net from "node:net";
+
+export type Garbage =
+  | "oversized" // a length prefix of 2^31-1
+  | "negative" // a length prefix of -5
+  | "beyond" // a length prefix just over the client's default maxBufferSize (1 MB + 1)
+  | "short-frame" // a 3-byte frame: too short for a ReplyHeader
+  | "junk-reply" // a well-framed reply whose xid nobody asked for
+  | "bad-body" // a reply with the right xid, err 0, and a body whose string length is hostile
+  | "random"; // 4 KB of random bytes
+
+export interface FakeServerOptions {
+  garbage: Garbage;
+  /** When the garbage goes out: right after the ConnectResponse, or in answer to the first request. */
+  when: "afterConnect" | "firstRequest";
+  upstream?: { host: string; port: number };
+}
+
+export interface FakeServer {
+  readonly port: number;
+  readonly connectString: string;
+  /** Connections accepted so far. */
+  readonly accepted: number;
+  /** Garbage payloads sent so far. */
+  readonly sent: number;
+  close(): Promise<void>;
+}
+
+/** Splits a socket's bytes into length-prefixed frames (each with its prefix), read one at a time. */
+class Frames {
+  private acc = Buffer.alloc(0);
+  private readonly ready: Buffer[] = [];
+  private waiter: ((f: Buffer | null) => void) | null = null;
+  private ended = false;
+
+  constructor(s: net.Socket) {
+    s.on("data", (b: Buffer) => {
+      this.acc = Buffer.concat([this.acc, b]);
+      while (this.acc.length >= 4) {
+        const len = this.acc.readInt32BE(0);
+        if (len < 0 || len > 1 << 20) return this.end();
+        if (this.acc.length < 4 + len) break;
+        this.ready.push(this.acc.subarray(0, 4 + len));
+        this.acc = this.acc.subarray(4 + len);
+      }
+      this.wake();
+    });
+    s.on("close", () => this.end());
+  }
+
+  private end(): void {
+    this.ended = true;
+    this.wake();
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    if (!w || (this.ready.length === 0 && !this.ended)) return;
+    this.waiter = null;
+    w(this.ready.shift() ?? null);
+  }
+
+  /** The next whole frame; rejects when the socket ends first. */
+  next(): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      this.waiter = (f) => (f ? resolve(f) : reject(new Error("closed before a whole frame")));
+      this.wake();
+    });
+  }
+}
+
+function inventedResponse(req: Buffer): Buffer {
+  const timeout = req.length >= 24 ? req.readInt32BE(4 + 12) : 30_000;
+  const b = Buffer.alloc(4 + 4 + 4 + 8 + 4 + 16 + 1);
+  let o = b.writeInt32BE(b.length - 4, 0);
+  o = b.writeInt32BE(0, o); // protocolVersion
+  o = b.writeInt32BE(timeout, o);
+  o = b.writeBigInt64BE(0x0badc0de00000001n, o);
+  o = b.writeInt32BE(16, o);
+  return b; // 16 zero password bytes, readOnly false
+}
+
+async function handshake(client: net.Socket, frames: Frames, upstream: FakeServerOptions["upstream"]): Promise<void> {
+  const req = await frames.next();
+  if (!upstream) {
+    client.write(inventedResponse(req));
+    return;
+  }
+  const up = net.connect(upstream);
+  up.on("error", () => {});
+  const upFrames = new Frames(up);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      up.once("connect", resolve);
+      up.once("error", reject);
+    });
+    up.write(req);
+    client.write(await upFrames.next());
+  } finally {
+    up.destroy(); // the server keeps the session; the client resumes it elsewhere
+  }
+}
+
+function garbageBytes(kind: Garbage, xid: number): Buffer {
+  const int = (v: number): Buffer => {
+    const b = Buffer.alloc(4);
+    b.writeInt32BE(v);
+    return b;
+  };
+  switch (kind) {
+    case "oversized":
+      return Buffer.concat([int(0x7fffffff), Buffer.alloc(64, 0xee)]);
+    case "negative":
+      return Buffer.concat([int(-5), Buffer.alloc(64, 0xee)]);
+    case "beyond":
+      return Buffer.concat([int(0x100000), Buffer.alloc(64, 0xee)]);
+    case "short-frame":
+      return Buffer.from([0, 0, 0, 3, 1, 2, 3]);
+    case "junk-reply": {
+      const h = Buffer.alloc(4 + 16);
+      h.writeInt32BE(16, 0);
+      h.writeInt32BE(0x5eed, 4); // an xid no request has
+      return h;
+    }
+    case "bad-body": {
+      // ReplyHeader{xid, zxid 1, err 0} then a string/buffer/vector count of 2^31-1.
+      const b = Buffer.alloc(4 + 16 + 4 + 8);
+      b.writeInt32BE(b.length - 4, 0);
+      b.writeInt32BE(xid, 4);
+      b.writeBigInt64BE(1n, 8);
+      b.writeInt32BE(0, 16);
+      b.writeInt32BE(0x7fffffff, 20);
+      return b;
+    }
+    case "random": {
+      const b = Buffer.alloc(4096);
+      for (let i = 0; i < b.length; i++) b[i] = (Math.random() * 256) | 0;
+      return b;
+    }
+  }
+}
+
+export async function startFakeServer(opts: FakeServerOptions): Promise<FakeServer> {
+  const sockets = new Set<net.Socket>();
+  let accepted = 0;
+  let sent = 0;
+  const server = net.createServer((s) => {
+    accepted++;
+    sockets.add(s);
+    s.on("error", () => {});
+    s.on("close", () => sockets.delete(s));
+    void (async () => {
+      try {
+        const frames = new Frames(s);
+        await handshake(s, frames, opts.upstream);
+        let xid = 0;
+        if (opts.when === "firstRequest") {
+          // Skip pings (xid -2) and auth (-4): wait for a real request and answer it with garbage.
+          for (;;) {
+            const f = await frames.next();
+            xid = f.length >= 8 ? f.readInt32BE(4) : 0;
+            if (xid >= 0) break;
+          }
+        }
+        if (!s.destroyed) {
+          s.write(garbageBytes(opts.garbage, xid));
+          sent++;
+        }
+      } catch {
+        s.destroy();
+      }
+    })();
+  });
+  server.on("error", () => {});
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    connectString: `127.0.0.1:${port}`,
+    get accepted() {
+      return accepted;
+    },
+    get sent() {
+      return sent;
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
