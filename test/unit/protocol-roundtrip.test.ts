@@ -83,9 +83,9 @@ describe("protocol round-trips", () => {
                 assert.equal(back.readOnly, false);
                 continue;
               }
-              // Both ways of bounding the input: an `end` index, and a shorter view of the bytes.
-              expectProtocolError(() => c.read(new JuteReader(bytes, 0, i)), kinds, `${c.name} cut at ${i}/${bytes.length}`);
-              expectProtocolError(() => c.read(new JuteReader(bytes.subarray(0, i))), kinds, `${c.name} view of ${i}/${bytes.length}`);
+              // Both ways of bounding the input, alternating: an `end` index, and a shorter view of the bytes.
+              const reader = i % 2 === 0 ? new JuteReader(bytes, 0, i) : new JuteReader(bytes.subarray(0, i));
+              expectProtocolError(() => c.read(reader), kinds, `${c.name} cut at ${i}/${bytes.length}`);
             }
           }),
           { numRuns: RUNS },
