@@ -1,0 +1,181 @@
+// Jute encoding details that random round-trips do not pin down (FACTS.md §2-§4, §8): exact bytes,
+// null versus empty, bounds on lengths, tolerated server quirks.
+import { describe, it } from "../support/bdd.ts";
+import assert from "node:assert/strict";
+import {
+  JuteReader,
+  JuteWriter,
+  OpCode,
+  ProtocolError,
+  ProtocolErrorKind,
+  readConnectResponse,
+  readMultiRequest,
+  readMultiResponse,
+  readStat,
+  writeReplyHeader,
+  writeStat,
+  writeMultiRequest,
+  writeMultiResponse,
+} from "../../src/protocol/index.ts";
+
+const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+const unhex = (s: string): Uint8Array => Uint8Array.from(s.replace(/\s+/g, "").match(/../g) ?? [], (h) => parseInt(h, 16));
+const written = (fn: (w: JuteWriter) => void): string => {
+  const w = new JuteWriter(2);
+  fn(w);
+  return hex(w.toBytes());
+};
+
+function kindOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof ProtocolError, `threw ${String(e)}`);
+    return e.kind;
+  }
+  return "no error";
+}
+
+describe("Jute primitives", () => {
+  it("writes ints and longs big-endian two's complement", () => {
+    assert.equal(written((w) => w.int(-2).int(0x7fffffff).int(-0x80000000)), "fffffffe7fffffff80000000");
+    assert.equal(written((w) => w.long(-1n).long(0x0100000000000001n)), "ffffffffffffffff0100000000000001");
+    assert.equal(written((w) => w.long(-(2n ** 63n))), "8000000000000000");
+    assert.equal(new JuteReader(unhex("8000000000000000")).long(), -(2n ** 63n));
+  });
+
+  it("keeps session ids above 2^53 exact", () => {
+    const id = 0x0100_0007_2dad_0001n;
+    assert.equal(new JuteReader(unhex(written((w) => w.long(id)))).long(), id);
+  });
+
+  it("writes booleans as 01/00 and reads any non-zero byte as true", () => {
+    assert.equal(written((w) => w.bool(true).bool(false)), "0100");
+    const r = new JuteReader(unhex("00 01 02 ff"));
+    assert.deepStrictEqual([r.bool(), r.bool(), r.bool(), r.bool()], [false, true, true, true]);
+  });
+
+  it("distinguishes null (-1) from empty (0) for buffers, strings and vectors", () => {
+    assert.equal(written((w) => w.buffer(null).buffer(new Uint8Array(0)).ustring(null).ustring("")), "ffffffff00000000ffffffff00000000");
+    assert.equal(written((w) => w.vector(null, () => {}).vector([], () => {})), "ffffffff00000000");
+    const r = new JuteReader(unhex("ffffffff 00000000 ffffffff 00000000 ffffffff 00000000 ffffffff"));
+    assert.equal(r.buffer(), null);
+    assert.deepStrictEqual(r.buffer(), new Uint8Array(0));
+    assert.equal(r.ustring(), null);
+    assert.equal(r.ustring(), "");
+    assert.equal(r.vector((x) => x.int()), null);
+    assert.deepStrictEqual(r.vector((x) => x.int()), []);
+    assert.equal(r.string(), "", "string() reads a null the protocol never sends as empty");
+  });
+
+  it("counts string lengths in UTF-8 bytes, with 4-byte sequences outside the BMP", () => {
+    assert.equal(written((w) => w.ustring("é😀")), "00000006c3a9f09f9880");
+    assert.equal(new JuteReader(unhex("00000006c3a9f09f9880")).ustring(), "é😀");
+  });
+
+  it("tolerates CESU-8 from the Java writer (surrogates as two 3-byte sequences) without failing", () => {
+    // U+1F600 as the Java writer emits it in free-form strings: ed a0 bd ed b8 80.
+    const s = new JuteReader(unhex("00000008 41 eda0bd edb880 42")).ustring()!;
+    assert.equal(s[0], "A");
+    assert.equal(s[s.length - 1], "B");
+    assert.ok(s.includes("\ufffd"));
+  });
+
+  it("rejects negative lengths other than -1 and lengths above maxLength with BAD_LENGTH", () => {
+    assert.equal(kindOf(() => new JuteReader(unhex("fffffffe")).buffer()), ProtocolErrorKind.BAD_LENGTH);
+    assert.equal(kindOf(() => new JuteReader(unhex("80000000")).ustring()), ProtocolErrorKind.BAD_LENGTH);
+    assert.equal(kindOf(() => new JuteReader(unhex("fffffffb")).vector((r) => r.int())), ProtocolErrorKind.BAD_LENGTH);
+    assert.equal(kindOf(() => new JuteReader(unhex("7fffffff")).buffer()), ProtocolErrorKind.BAD_LENGTH);
+    const small = (h: string): JuteReader => new JuteReader(unhex(h), 0, undefined, 4);
+    assert.equal(kindOf(() => small("00000005 0102030405").buffer()), ProtocolErrorKind.BAD_LENGTH);
+    assert.deepStrictEqual(small("00000004 01020304").buffer(), unhex("01020304"));
+  });
+
+  it("rejects a vector count larger than the bytes left before reading any element", () => {
+    let calls = 0;
+    const r = new JuteReader(unhex("00100000 00000001"));
+    assert.equal(kindOf(() => r.vector((x) => (calls++, x.int()))), ProtocolErrorKind.SHORT_INPUT);
+    assert.equal(calls, 0);
+  });
+
+  it("honours offset and end, and reads views with a non-zero byteOffset", () => {
+    const big = unhex("ee ee 00000001 00000002 ee");
+    const r = new JuteReader(big, 2, 10);
+    assert.deepStrictEqual([r.int(), r.int(), r.remaining], [1, 2, 0]);
+    assert.equal(kindOf(() => r.byte()), ProtocolErrorKind.SHORT_INPUT);
+    const view = new JuteReader(big.subarray(6, 10));
+    assert.equal(view.int(), 2);
+  });
+
+  it("returns buffers that do not alias the input", () => {
+    const input = unhex("00000002 0a0b");
+    const b = new JuteReader(input).buffer()!;
+    input[4] = 0;
+    assert.deepStrictEqual(b, unhex("0a0b"));
+  });
+
+  it("grows the writer from a capacity of 1 and patches frame lengths", () => {
+    const w = new JuteWriter(1);
+    const at = w.beginFrame();
+    w.ustring("x".repeat(1000));
+    w.finishFrame(at);
+    const out = w.toBytes();
+    assert.equal(out.length, 1008);
+    assert.equal(hex(out.subarray(0, 8)), "000003ec000003e8");
+    w.reset();
+    assert.equal(w.length, 0);
+  });
+});
+
+describe("fixed-size records", () => {
+  it("Stat is 68 bytes, fields in declaration order", () => {
+    const stat = {
+      czxid: 1n, mzxid: 2n, ctime: 3, mtime: 4, version: 5, cversion: 6, aversion: 7,
+      ephemeralOwner: -(2n ** 63n), dataLength: 9, numChildren: 10, pzxid: 11n,
+    };
+    const h = written((w) => writeStat(w, stat));
+    assert.equal(h.length / 2, 68);
+    assert.equal(
+      h,
+      "0000000000000001" + "0000000000000002" + "0000000000000003" + "0000000000000004" +
+        "00000005" + "00000006" + "00000007" + "8000000000000000" + "00000009" + "0000000a" + "000000000000000b",
+    );
+    assert.deepStrictEqual(readStat(new JuteReader(unhex(h))), stat);
+  });
+
+  it("ReplyHeader is 16 bytes: xid, zxid, err", () => {
+    assert.equal(written((w) => writeReplyHeader(w, { xid: -1, zxid: -1n, err: -101 })), "ffffffff" + "ffffffffffffffff" + "ffffff9b");
+  });
+
+  it("reads a 36-byte ConnectResponse (no readOnly byte) as readOnly=false", () => {
+    const body = "00000000 00002710 0100000000000001 00000010" + "ab".repeat(16);
+    const c = readConnectResponse(new JuteReader(unhex(body)));
+    assert.equal(c.readOnly, false);
+    assert.equal(c.timeOut, 10000);
+    assert.equal(c.sessionId, 0x0100000000000001n);
+    const ro = readConnectResponse(new JuteReader(unhex(body + "01")));
+    assert.equal(ro.readOnly, true);
+  });
+});
+
+describe("multi framing (FACTS.md §8)", () => {
+  it("writes MultiHeader{type,false,-1} per op and the {-1,true,-1} terminator", () => {
+    const h = written((w) => writeMultiRequest(w, { ops: [{ type: OpCode.check, request: { path: "/a", version: 3 } }] }));
+    assert.equal(h, "0000000d00ffffffff" + "000000022f61" + "00000003" + "ffffffff01ffffffff");
+    assert.equal(written((w) => writeMultiRequest(w, { ops: [] })), "ffffffff01ffffffff");
+  });
+
+  it("writes error results with the code in both header and body", () => {
+    const h = written((w) => writeMultiResponse(w, { results: [{ type: OpCode.error, err: -103 }] }));
+    assert.equal(h, "ffffffff00ffffff99" + "ffffff99" + "ffffffff01ffffffff");
+  });
+
+  it("rejects op types that cannot appear in a multi with BAD_FRAME", () => {
+    assert.equal(kindOf(() => readMultiRequest(new JuteReader(unhex("0000000b00ffffffff")))), ProtocolErrorKind.BAD_FRAME);
+    assert.equal(kindOf(() => readMultiResponse(new JuteReader(unhex("0000006400ffffffff")))), ProtocolErrorKind.BAD_FRAME);
+  });
+
+  it("fails a multi without terminator with SHORT_INPUT", () => {
+    assert.equal(kindOf(() => readMultiResponse(new JuteReader(unhex("0000000200ffffffff")))), ProtocolErrorKind.SHORT_INPUT);
+  });
+});
