@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const SOURCE = fileURLToPath(new URL("./LatchParticipant.java", import.meta.url));
+const SOURCE = fileURLToPath(new URL("./LatchParticipant.java", (import.meta as { url: string }).url));
 const RECIPES_JAR = "/usr/share/java/curator-recipes.jar"; // its manifest brings framework, client, zookeeper
 const RUN_JARS = [RECIPES_JAR, "/usr/share/java/slf4j-nop.jar"];
 const JVM_FLAGS = ["-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]; // small, quick to start
@@ -16,7 +16,7 @@ export interface ParticipantEvent {
   kind: string; // READY, ELECTED, REVOKED, STATE, LEADER, PARTICIPANTS, PATH, HAS, CLOCK, CLOSED, ERROR
   args: string[];
   line: string;
-  monoNs: bigint | null; // System.nanoTime() (CLOCK_MONOTONIC) for stamped events
+  monoNs: bigint | null; // System.nanoTime() (CLOCK_MONOTONIC) for stamped events; see localNs()
   epochMs: number | null;
   receivedNs: bigint; // process.hrtime.bigint() when the line arrived here
 }
@@ -64,7 +64,9 @@ export async function startParticipant(opts: ParticipantOptions): Promise<JavaPa
   const dir = await compileParticipant();
   const args = [...JVM_FLAGS, "-cp", [dir, ...RUN_JARS].join(":"), "LatchParticipant", opts.connectString, opts.electionPath, opts.id];
   if (opts.sessionTimeoutMs !== undefined) args.push(String(opts.sessionTimeoutMs));
-  return new JavaParticipant(opts.id, spawn("java", args, { stdio: ["pipe", "pipe", "pipe"] }));
+  const p = new JavaParticipant(opts.id, spawn("java", args, { stdio: ["pipe", "pipe", "pipe"] }));
+  await p.syncClock();
+  return p;
 }
 
 // Kills every participant still running (for afterAll hooks).
@@ -103,6 +105,32 @@ export class JavaParticipant {
       });
       proc.on("exit", (code) => this.onExit(code, resolve));
     });
+  }
+
+  // The JVM's System.nanoTime() minus this process's process.hrtime.bigint(), ± clockErrorNs.
+  // Under Node both read CLOCK_MONOTONIC (offset ≈ 0); Bun's and Deno's hrtime count from
+  // their own process start, so stamps must be shifted before comparing.
+  clockOffsetNs = 0n;
+  clockErrorNs = 0n;
+
+  async syncClock(samples = 5): Promise<void> {
+    let best: { rtt: bigint; offset: bigint } | null = null;
+    for (let i = 0; i < samples; i++) {
+      const t0 = process.hrtime.bigint();
+      const [javaNs] = await this.ask("clock?", "CLOCK", 30_000);
+      const t1 = process.hrtime.bigint();
+      const rtt = t1 - t0;
+      if (!best || rtt < best.rtt) best = { rtt, offset: BigInt(javaNs) - (t0 + t1) / 2n };
+    }
+    if (best) {
+      this.clockOffsetNs = best.offset;
+      this.clockErrorNs = best.rtt / 2n + 1n;
+    }
+  }
+
+  // An event's stamp on this process's process.hrtime.bigint() scale.
+  localNs(e: ParticipantEvent): bigint | null {
+    return e.monoNs === null ? null : e.monoNs - this.clockOffsetNs;
   }
 
   get pid(): number | undefined {
