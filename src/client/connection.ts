@@ -95,7 +95,7 @@ export class Connection {
     try {
       frames = this.decoder.push(chunk);
     } catch (e) {
-      this.close(`bad frame from ${this.link.remote}: ${(e as Error).message}`);
+      this.fault(`bad frame from ${this.link.remote}: ${(e as Error).message}`);
       return;
     }
     for (const frame of frames) {
@@ -104,11 +104,17 @@ export class Connection {
         this.handleFrame(frame);
       } catch (e) {
         // A reply that does not decode means the stream can no longer be trusted.
-        const why = e instanceof ProtocolError ? e.message : String(e);
-        this.close(`malformed frame from ${this.link.remote}: ${why}`);
+        const why = e instanceof ProtocolError || e instanceof Error ? e.message : String(e);
+        this.fault(`malformed frame from ${this.link.remote}: ${why}`);
         return;
       }
     }
+  }
+
+  /** A server that breaks the protocol: say why at warn level, then drop the link. */
+  private fault(reason: string): void {
+    this.log.warn(`zookeeper: dropping connection: ${reason}`);
+    this.close(reason);
   }
 
   handleDrain(): void {

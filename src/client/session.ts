@@ -1,38 +1,24 @@
 // The session engine: walks the host list, performs the handshake (and SASL), primes each new
 // connection (auth, then SetWatches, then queued requests), runs requests through the current
 // connection, and moves between the public states only on real transitions.
-import { ErrorCode, KeeperState, OpCode, Xid } from "../protocol/constants.ts";
+import { ErrorCode, KeeperState, OpCode } from "../protocol/constants.ts";
 import type { HostPort } from "../protocol/connect-string.ts";
 import { encodeRequest } from "../protocol/frame.ts";
-import { JuteWriter, type JuteReader } from "../protocol/jute.ts";
-import { type ReplyHeader, writeAuthPacket, writeSetWatches, writeSetWatches2 } from "../protocol/records.ts";
+import { JuteWriter } from "../protocol/jute.ts";
 import { Connection, type InFlight } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
 import { Fifo } from "./fifo.ts";
 import { HostList } from "./hosts.ts";
+import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
+import { ReadOnlyProbe } from "./readonly-probe.ts";
+import { type Request, encodeUserRequest, inFlightFor, patchXid } from "./request.ts";
+import { type SaslClient, SaslRefused, saslExchange } from "./sasl-exchange.ts";
 import type { Dialer } from "./transport.ts";
 import type { SessionState, Logger, WatchedEvent } from "./types.ts";
 import type { WatchRegistry } from "./watches.ts";
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 
-/** A request as the client layer builds it; the session adds the xid. */
-export interface Request<T> {
-  opcode: number;
-  /** Name and client path for error messages. */
-  op: string;
-  path?: string;
-  write?: (w: JuteWriter) => void;
-  decode?: (r: JuteReader) => T;
-  /** Runs in the receive path with the reply's error code, before the promise settles. */
-  onReply?: (err: number) => void;
-}
-
-/** A SASL client mechanism: tokens in, tokens out. */
-export interface SaslClient {
-  initial(): Uint8Array;
-  step(challenge: Uint8Array): Uint8Array | null;
-  readonly complete: boolean;
-}
+export type { Request, SaslClient };
 
 export interface SessionOptions {
   hosts: readonly HostPort[];
@@ -61,14 +47,27 @@ interface Queued {
   timer: ReturnType<typeof setTimeout> | null;
 }
 
-interface AuthEntry {
-  scheme: string;
-  auth: Uint8Array;
-  waiters: { resolve(): void; reject(e: Error): void }[];
-}
-
 const TERMINAL: ReadonlySet<SessionState> = new Set(["expired", "authFailed", "closed"]);
-const SET_WATCHES_BATCH_CHARS = 128 * 1024;
+
+// TLS failures that retrying cannot heal: the first connect fails at once once every host gave one.
+const CERT_CODES = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "CERT_SIGNATURE_FAILURE",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+function isCertificateError(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (CERT_CODES.has(code) || /^ERR_SSL_(SSLV3|TLSV1)_ALERT_(BAD_CERTIFICATE|CERTIFICATE_|UNKNOWN_CA|ACCESS_DENIED)/.test(code));
+}
 
 export class Session {
   state: SessionState = "connecting";
@@ -84,12 +83,16 @@ export class Session {
   private conn: Connection | null = null;
   private xid = 1;
   private seenRwServer = false;
-  private sleeping: { timer: ReturnType<typeof setTimeout>; wake(): void } | null = null;
+  private closing = false;
+  private sleeping: { wake(): void } | null = null;
   private expiryTimer: ReturnType<typeof setTimeout> | null = null;
-  private roProbe: ReturnType<typeof setTimeout> | null = null;
+  private roProbe: ReadOnlyProbe | null = null;
   private lastHeard = performance.now();
+  private lastDialError: Error | null = null;
+  private certFailures = 0;
   private firstConnect: { resolve(): void; reject(e: Error): void } | null = null;
   private loop: Promise<void> | null = null;
+  private readonly closedWaiters = new Map<Connection, () => void>();
 
   constructor(o: SessionOptions) {
     this.o = o;
@@ -113,11 +116,25 @@ export class Session {
     return TERMINAL.has(this.state);
   }
 
+  /** performance.now() time of the last bytes received from a server of this session. */
+  get lastHeardAt(): number {
+    const c = this.conn;
+    return c && !c.closed ? c.lastReceived : this.lastHeard;
+  }
+
+  /** The remote address of the live connection ("host:port"), if any. */
+  get remote(): string | null {
+    const c = this.conn;
+    return c && !c.closed && this.connected ? c.link.remote : null;
+  }
+
   /** Runs the connect loop; resolves once the first session is established. */
   start(): Promise<void> {
     const first = new Promise<void>((resolve, reject) => (this.firstConnect = { resolve, reject }));
     const timer = setTimeout(() => {
-      if (this.firstConnect) this.finish("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.o.connectTimeout} ms`);
+      if (!this.firstConnect) return;
+      const last = this.lastDialError ? `; last error: ${this.lastDialError.message}` : "";
+      this.finish("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.o.connectTimeout} ms${last}`);
     }, this.o.connectTimeout);
     first.then(() => clearTimeout(timer), () => clearTimeout(timer));
     this.loop = this.run();
@@ -138,22 +155,32 @@ export class Session {
       try {
         conn = await this.establish(host);
       } catch (e) {
+        if (this.terminal) break;
+        this.lastDialError = e as Error;
         this.log.debug(`zookeeper: connect to ${host.host}:${host.port} failed: ${(e as Error).message}`);
+        this.certFailures = isCertificateError(e) ? this.certFailures + 1 : 0;
+        if (this.firstConnect && this.certFailures >= this.hosts.size) {
+          this.finish("closed", ErrorCode.CONNECTIONLOSS, (e as Error).message);
+          break;
+        }
+        if (!this.firstConnect) this.armClientExpiry();
         continue;
       }
       attempt = 1;
+      this.certFailures = 0;
+      this.lastDialError = null;
       await new Promise<void>((resolve) => this.whenClosed(conn, resolve));
-      this.conn = null;
       this.lastHeard = conn.lastReceived;
-      this.stopReadOnlyProbe();
-      if (!this.terminal) {
+      this.conn = null;
+      this.roProbe?.stop();
+      this.roProbe = null;
+      if (!this.terminal && !this.closing) {
         this.setState("disconnected");
         this.armClientExpiry();
       }
+      if (this.closing) break;
     }
   }
-
-  private closedWaiters = new Map<Connection, () => void>();
 
   private whenClosed(conn: Connection, fn: () => void): void {
     if (conn.closed) fn();
@@ -172,25 +199,26 @@ export class Session {
       },
       { tls: this.o.tls, timeoutMs: perHost },
     );
-    if (this.terminal) {
+    if (this.terminal || this.closing) {
       link.close();
       throw new Error("session ended while connecting");
     }
-    conn = new Connection(link, { maxBufferSize: this.o.maxBufferSize, logger: this.o.logger });
-    this.conn = conn;
+    const c = new Connection(link, { maxBufferSize: this.o.maxBufferSize, logger: this.o.logger });
+    conn = c;
+    this.conn = c;
     const events = {
       onNotification: (ev: { type: number; state: number; path: string }) => this.notify(ev),
       onZxid: (zxid: bigint) => {
         if (zxid > this.lastZxid) this.lastZxid = zxid;
       },
       onClosed: () => {
-        const waiter = this.closedWaiters.get(conn!);
-        this.closedWaiters.delete(conn!);
+        const waiter = this.closedWaiters.get(c);
+        this.closedWaiters.delete(c);
         waiter?.();
       },
     };
     const resuming = this.sessionId !== 0n && this.seenRwServer;
-    const res = await conn.connect(
+    const res = await c.connect(
       {
         protocolVersion: 0,
         lastZxidSeen: this.lastZxid,
@@ -204,9 +232,15 @@ export class Session {
       events,
     );
     if (res.timeOut <= 0) {
-      conn.close("session expired");
+      c.close("session expired");
       this.finish("expired", ErrorCode.SESSIONEXPIRED, `session 0x${this.sessionId.toString(16)} has expired`);
       throw new Error("session expired");
+    }
+    if (resuming && res.sessionId !== this.sessionId) {
+      // Cannot happen with a correct server; treat it like an expiry rather than mix two sessions.
+      c.close("server answered with another session");
+      this.finish("expired", ErrorCode.SESSIONEXPIRED, `server 0x${res.sessionId.toString(16)} answered for session 0x${this.sessionId.toString(16)}`);
+      throw new Error("session mismatch");
     }
     this.negotiatedTimeout = res.timeOut;
     this.sessionId = res.sessionId;
@@ -214,22 +248,32 @@ export class Session {
     if (!res.readOnly) this.seenRwServer = true;
     this.lastHeard = performance.now();
     this.disarmClientExpiry();
-    conn.startTimers(res.timeOut);
-    if (this.o.sasl) await this.authenticateSasl(conn, this.o.sasl());
-    if (conn.closed || this.terminal) throw new Error("connection lost while priming");
-    this.prime(conn);
+    c.startTimers(res.timeOut);
+    if (this.o.sasl) {
+      try {
+        await saslExchange(c, this.o.sasl(), () => this.nextXid(), this.writer);
+      } catch (e) {
+        if (e instanceof SaslRefused) {
+          c.close(e.message);
+          this.finish("authFailed", ErrorCode.AUTHFAILED, e.message);
+        }
+        throw e;
+      }
+    }
+    if (c.closed || this.terminal) throw new Error("connection lost while priming");
+    this.prime(c);
     this.hosts.connected();
     this.setState(res.readOnly ? "connectedReadOnly" : "connected");
     if (res.readOnly) this.startReadOnlyProbe(host);
     this.firstConnect?.resolve();
     this.firstConnect = null;
-    return conn;
+    return c;
   }
 
   /** Auth packets, then SetWatches batches, then everything queued while disconnected. */
   private prime(conn: Connection): void {
-    for (const a of this.auths) this.sendAuth(conn, a);
-    this.sendSetWatches(conn);
+    for (const a of this.auths) sendAuth(conn, a, this.writer, (x) => this.authRefused(x));
+    sendSetWatches(conn, watchBatches(this.o.watches, this.lastZxid), () => this.nextXid(), this.writer, this.log);
     while (this.queue.length > 0) {
       const q = this.queue.shift()!;
       if (q.timer) clearTimeout(q.timer);
@@ -237,102 +281,8 @@ export class Session {
     }
   }
 
-  private sendAuth(conn: Connection, a: AuthEntry): void {
-    const frame = encodeRequest(Xid.AUTH, OpCode.auth, writeAuthPacket, { type: 0, scheme: a.scheme, auth: a.auth }, this.writer);
-    conn.send(frame, {
-      xid: Xid.AUTH,
-      opcode: OpCode.auth,
-      onReply: (h) => {
-        const waiters = a.waiters.splice(0);
-        if (h.err === 0) {
-          for (const w of waiters) w.resolve();
-          return;
-        }
-        const err = new ZooKeeperError(ErrorCode.AUTHFAILED, `server refused ${a.scheme} credentials`, { op: "addAuthInfo" });
-        for (const w of waiters) w.reject(err);
-        this.finish("authFailed", ErrorCode.AUTHFAILED, `authentication with scheme ${a.scheme} failed`);
-      },
-      onFail: () => {
-        // Kept waiting: the next connection re-sends every stored credential.
-      },
-    });
-  }
-
-  private sendSetWatches(conn: Connection): void {
-    const w = this.o.watches;
-    const lists = [w.paths("data"), w.paths("exist"), w.paths("child"), w.paths("persistent"), w.paths("persistentRecursive")];
-    if (lists.every((l) => l.length === 0)) return;
-    let batch: string[][] = [[], [], [], [], []];
-    let chars = 0;
-    const flush = (): void => {
-      const persistent = batch[3]!.length + batch[4]!.length > 0;
-      const body = {
-        relativeZxid: this.lastZxid,
-        dataWatches: batch[0]!,
-        existWatches: batch[1]!,
-        childWatches: batch[2]!,
-        persistentWatches: batch[3]!,
-        persistentRecursiveWatches: batch[4]!,
-      };
-      // Plain SetWatches when it suffices, so servers older than 3.6 accept it.
-      const frame = persistent
-        ? encodeRequest(this.nextXid(), OpCode.setWatches2, writeSetWatches2, body, this.writer)
-        : encodeRequest(this.nextXid(), OpCode.setWatches, writeSetWatches, body, this.writer);
-      const xid = new DataView(frame.buffer, frame.byteOffset).getInt32(4);
-      conn.send(frame, {
-        xid,
-        opcode: persistent ? OpCode.setWatches2 : OpCode.setWatches,
-        onReply: (h) => {
-          if (h.err !== 0) this.log.warn(`zookeeper: re-registering watches failed with error ${h.err}`);
-        },
-        onFail: () => {},
-      });
-      batch = [[], [], [], [], []];
-      chars = 0;
-    };
-    lists.forEach((list, kind) => {
-      for (const path of list) {
-        if (chars >= SET_WATCHES_BATCH_CHARS) flush();
-        batch[kind]!.push(path);
-        chars += path.length;
-      }
-    });
-    if (chars > 0) flush();
-  }
-
-  private async authenticateSasl(conn: Connection, mech: SaslClient): Promise<void> {
-    const fail = (why: string): never => {
-      conn.close("SASL authentication failed");
-      this.finish("authFailed", ErrorCode.AUTHFAILED, `SASL authentication failed: ${why}`);
-      throw new ZooKeeperError(ErrorCode.AUTHFAILED, `SASL authentication failed: ${why}`);
-    };
-    let token = mech.initial();
-    for (;;) {
-      const reply = await this.rawRequest(conn, OpCode.sasl, (w) => w.buffer(token), (r) => r.buffer());
-      if (reply.header.err !== 0) fail(`server answered ${reply.header.err}`);
-      let next: Uint8Array | null;
-      try {
-        next = mech.step(reply.value ?? new Uint8Array(0));
-      } catch (e) {
-        return fail((e as Error).message);
-      }
-      if (next === null) break;
-      token = next;
-    }
-    if (!mech.complete) fail("the exchange ended early");
-  }
-
-  private rawRequest<T>(conn: Connection, opcode: number, write: (w: JuteWriter) => void, decode: (r: JuteReader) => T): Promise<{ header: ReplyHeader; value: T | null }> {
-    return new Promise((resolve, reject) => {
-      const xid = this.nextXid();
-      const frame = encodeRequest(xid, opcode, (w) => write(w), undefined, this.writer);
-      conn.send(frame, {
-        xid,
-        opcode,
-        onReply: (header, body) => resolve({ header, value: body ? decode(body) : null }),
-        onFail: (code, reason) => reject(new ZooKeeperError(code, reason, { op: "sasl" })),
-      });
-    });
+  private authRefused(a: AuthEntry): void {
+    this.finish("authFailed", ErrorCode.AUTHFAILED, `authentication with scheme ${a.scheme} failed`);
   }
 
   // --- requests ---
@@ -346,46 +296,18 @@ export class Session {
   /** Sends a request now when connected, otherwise queues it until the next connection. */
   submit<T>(req: Request<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.terminal) {
+      if (this.terminal || this.closing) {
         reject(this.terminalError(req));
         return;
       }
       let frame: Uint8Array;
       try {
-        frame = encodeRequest(0, req.opcode, req.write ? (w) => req.write!(w) : undefined, undefined, this.writer);
+        frame = encodeUserRequest(req, this.writer, this.o.maxBufferSize);
       } catch (e) {
-        reject(new ZooKeeperError(ErrorCode.BADARGUMENTS, `cannot encode request: ${(e as Error).message}`, { op: req.op, path: req.path }));
+        reject(e);
         return;
       }
-      if (frame.length - 4 > this.o.maxBufferSize) {
-        reject(
-          new ZooKeeperError(ErrorCode.BADARGUMENTS, `request of ${frame.length - 4} bytes exceeds maxBufferSize ${this.o.maxBufferSize}`, {
-            op: req.op,
-            path: req.path,
-          }),
-        );
-        return;
-      }
-      const inFlight: InFlight = {
-        xid: 0,
-        opcode: req.opcode,
-        onReply: (header, body) => {
-          req.onReply?.(header.err);
-          if (header.err !== 0) {
-            reject(new ZooKeeperError(header.err, undefined, { op: req.op, path: req.path }));
-            return;
-          }
-          let value: T;
-          try {
-            value = (req.decode && body ? req.decode(body) : undefined) as T;
-          } catch (e) {
-            reject(new ZooKeeperError(ErrorCode.MARSHALLINGERROR, `malformed reply: ${(e as Error).message}`, { op: req.op, path: req.path }));
-            throw e; // the connection drops: the stream cannot be trusted any more
-          }
-          resolve(value);
-        },
-        onFail: (code, reason) => reject(new ZooKeeperError(code, reason, { op: req.op, path: req.path })),
-      };
+      const inFlight = inFlightFor(req, resolve, reject);
       const conn = this.conn;
       if (conn && this.connected && !conn.closed) {
         this.transmit(conn, frame, inFlight);
@@ -414,7 +336,7 @@ export class Session {
 
   private transmit(conn: Connection, frame: Uint8Array, inFlight: InFlight): void {
     const xid = this.nextXid();
-    new DataView(frame.buffer, frame.byteOffset).setInt32(4, xid);
+    patchXid(frame, xid);
     inFlight.xid = xid;
     conn.send(frame, inFlight);
   }
@@ -422,13 +344,14 @@ export class Session {
   /** Stores credentials (replayed on every reconnect) and sends them now when connected. */
   addAuth(scheme: string, auth: Uint8Array): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      if (this.terminal) {
+      if (this.terminal || this.closing) {
         reject(this.terminalError({ op: "addAuthInfo" }));
         return;
       }
       const entry: AuthEntry = { scheme, auth, waiters: [{ resolve, reject }] };
       this.auths.push(entry);
-      if (this.conn && this.connected && !this.conn.closed) this.sendAuth(this.conn, entry);
+      const conn = this.conn;
+      if (conn && this.connected && !conn.closed) sendAuth(conn, entry, this.writer, (x) => this.authRefused(x));
     });
   }
 
@@ -442,37 +365,25 @@ export class Session {
   // --- read-only probing ---
 
   private startReadOnlyProbe(current: HostPort): void {
-    const probe = this.o.fourLetter;
-    if (!probe || this.hosts.size < 2) return;
-    let backoff = 100;
-    const tick = async (): Promise<void> => {
-      this.roProbe = null;
-      for (const h of this.hosts.all) {
-        if (h === current || this.state !== "connectedReadOnly") continue;
-        const answer = await probe(h, "isro").catch(() => "");
-        if (answer === "rw" && this.state === "connectedReadOnly") {
-          this.log.info(`zookeeper: read-write server ${h.host}:${h.port} found; moving to it`);
-          this.hosts.preferNext(h);
-          this.conn?.close("moving to a read-write server");
-          return;
-        }
-      }
-      if (this.state !== "connectedReadOnly") return;
-      backoff = Math.min(backoff * 2, 60_000);
-      this.roProbe = setTimeout(() => void tick(), backoff);
-    };
-    this.roProbe = setTimeout(() => void tick(), backoff);
-  }
-
-  private stopReadOnlyProbe(): void {
-    if (this.roProbe) clearTimeout(this.roProbe);
-    this.roProbe = null;
+    const fourLetter = this.o.fourLetter;
+    if (!fourLetter || this.hosts.size < 2) return;
+    this.roProbe = new ReadOnlyProbe({
+      hosts: this.hosts.all,
+      current,
+      fourLetter,
+      active: () => this.state === "connectedReadOnly",
+      onFound: (h) => {
+        this.log.info(`zookeeper: read-write server ${h.host}:${h.port} found; moving to it`);
+        this.hosts.preferNext(h);
+        this.conn?.close("moving to a read-write server");
+      },
+    });
   }
 
   // --- expiry, states, teardown ---
 
   private armClientExpiry(): void {
-    if (!this.o.clientSideExpiry || this.negotiatedTimeout <= 0 || this.expiryTimer) return;
+    if (!this.o.clientSideExpiry || this.negotiatedTimeout <= 0 || this.expiryTimer || this.terminal) return;
     const limit = (this.negotiatedTimeout * 4) / 3;
     const left = Math.max(0, limit - (performance.now() - this.lastHeard));
     this.expiryTimer = setTimeout(() => {
@@ -502,7 +413,7 @@ export class Session {
       case "authFailed":
         return new ZooKeeperError(ErrorCode.AUTHFAILED, "authentication failed; the client is finished", details);
       default:
-        return new ZooKeeperError(ErrorCode.CONNECTIONLOSS, "the client is closed", details);
+        return new ZooKeeperError(ErrorCode.CONNECTIONLOSS, "the client is closed (close() was called)", details);
     }
   }
 
@@ -511,8 +422,9 @@ export class Session {
     if (this.terminal) return;
     this.state = state;
     this.disarmClientExpiry();
-    this.stopReadOnlyProbe();
-    if (this.sleeping) this.sleeping.wake();
+    this.roProbe?.stop();
+    this.roProbe = null;
+    this.sleeping?.wake();
     this.conn?.close(reason, code);
     const err = new ZooKeeperError(code, reason);
     for (const q of this.queue.drain()) {
@@ -532,23 +444,22 @@ export class Session {
 
   /** Ends the session on the server (closeSession) and stops. */
   async close(): Promise<void> {
-    if (this.terminal) return;
+    if (this.terminal || this.closing) return this.loop?.catch(() => {});
+    // From here on the server's close of the socket is expected: no "disconnected", no reconnect.
+    this.closing = true;
     const conn = this.conn;
     if (conn && this.connected && !conn.closed) {
       const timeout = Math.min(this.negotiatedTimeout || 5000, 5000);
-      const done = new Promise<void>((resolve) => {
-        this.transmit(conn, encodeRequest(0, OpCode.closeSession, undefined, undefined, this.writer), {
-          xid: 0,
-          opcode: OpCode.closeSession,
-          onReply: () => resolve(),
-          onFail: () => resolve(),
-        });
+      await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, timeout);
-        (t as { unref?: () => void }).unref?.();
+        const done = (): void => {
+          clearTimeout(t);
+          resolve();
+        };
+        this.transmit(conn, encodeRequest(0, OpCode.closeSession, undefined, undefined, this.writer), { xid: 0, opcode: OpCode.closeSession, onReply: done, onFail: done });
       });
-      await done;
     }
-    this.finish("closed", ErrorCode.CONNECTIONLOSS, "the client is closed");
+    this.finish("closed", ErrorCode.CONNECTIONLOSS, "the client is closed (close() was called)");
     await this.loop?.catch(() => {});
   }
 
@@ -560,8 +471,7 @@ export class Session {
         resolve();
       };
       const timer = setTimeout(wake, ms);
-      this.sleeping = { timer, wake };
+      this.sleeping = { wake };
     });
   }
 }
-

@@ -63,8 +63,9 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
       if (open && !closed) handlers.onData(chunk);
     });
     socket.on("drain", () => handlers.onDrain());
-    socket.on("error", (err) => {
-      if (!open) fail(err);
+    socket.on("error", (err: Error & { code?: string }) => {
+      // Name the phase and keep the code: a certificate problem must be visible to the caller, not just "no session".
+      if (!open) fail(opts.tls ? Object.assign(new Error(`TLS connection to ${remote} failed${err.code ? ` (${err.code})` : ""}: ${err.message}`, { cause: err }), { code: err.code }) : err);
       else if (!closed) {
         closed = true;
         socket.destroy();

@@ -100,6 +100,18 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   get negotiatedTimeout(): number {
     return this.session.negotiatedTimeout;
   }
+  /** performance.now() time of the last bytes received from the server (for "is my link in doubt" checks). */
+  get lastHeardAt(): number {
+    return this.session.lastHeardAt;
+  }
+  /** Read timeout of the link: 2/3 of the negotiated session timeout (ms); silence past it drops the link. */
+  get readTimeout(): number {
+    return (this.session.negotiatedTimeout * 2) / 3;
+  }
+  /** "host:port" of the server this client is connected to, or null while not connected. */
+  get remoteAddress(): string | null {
+    return this.session.remote;
+  }
   /** The highest zxid seen in a reply. */
   get lastZxid(): bigint {
     return this.session.lastZxid;

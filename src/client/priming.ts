@@ -1,0 +1,98 @@
+// What goes on a fresh connection before user traffic: the stored credentials (AuthPacket, xid -4)
+// and the watch re-registration (SetWatches / SetWatches2 in batches of at most 128 K path chars,
+// the Java client's limit, so no batch comes near jute.maxbuffer).
+import { ErrorCode, OpCode, Xid } from "../protocol/constants.ts";
+import { encodeRequest } from "../protocol/frame.ts";
+import type { JuteWriter } from "../protocol/jute.ts";
+import { writeAuthPacket, writeSetWatches, writeSetWatches2 } from "../protocol/records.ts";
+import type { Connection } from "./connection.ts";
+import { ZooKeeperError } from "./errors.ts";
+import type { Logger } from "./types.ts";
+import type { WatchRegistry } from "./watches.ts";
+
+export const SET_WATCHES_BATCH_CHARS = 128 * 1024;
+
+/** A credential remembered for every reconnect, with the callers still waiting for its first answer. */
+export interface AuthEntry {
+  scheme: string;
+  auth: Uint8Array;
+  waiters: { resolve(): void; reject(e: Error): void }[];
+}
+
+/** Sends one AuthPacket; `onRefused` runs when the server says no (it then closes the link). */
+export function sendAuth(conn: Connection, a: AuthEntry, writer: JuteWriter, onRefused: (a: AuthEntry) => void): void {
+  const frame = encodeRequest(Xid.AUTH, OpCode.auth, writeAuthPacket, { type: 0, scheme: a.scheme, auth: a.auth }, writer);
+  conn.send(frame, {
+    xid: Xid.AUTH,
+    opcode: OpCode.auth,
+    onReply: (h) => {
+      const waiters = a.waiters.splice(0);
+      if (h.err === 0) {
+        for (const w of waiters) w.resolve();
+        return;
+      }
+      const err = new ZooKeeperError(ErrorCode.AUTHFAILED, `server refused ${a.scheme} credentials`, { op: "addAuthInfo" });
+      for (const w of waiters) w.reject(err);
+      onRefused(a);
+    },
+    // Waiters keep waiting: the next connection re-sends every stored credential.
+    onFail: () => {},
+  });
+}
+
+/** Splits the registry's paths into batches, each a SetWatches2 body (persistent lists may be empty). */
+export function watchBatches(watches: WatchRegistry, relativeZxid: bigint, limit = SET_WATCHES_BATCH_CHARS): SetWatchesBody[] {
+  const lists = [watches.paths("data"), watches.paths("exist"), watches.paths("child"), watches.paths("persistent"), watches.paths("persistentRecursive")];
+  const out: SetWatchesBody[] = [];
+  let batch: string[][] = [[], [], [], [], []];
+  let chars = 0;
+  const flush = (): void => {
+    out.push({
+      relativeZxid,
+      dataWatches: batch[0]!,
+      existWatches: batch[1]!,
+      childWatches: batch[2]!,
+      persistentWatches: batch[3]!,
+      persistentRecursiveWatches: batch[4]!,
+    });
+    batch = [[], [], [], [], []];
+    chars = 0;
+  };
+  lists.forEach((list, kind) => {
+    for (const path of list) {
+      // Checked before adding, as the Java client does: one long path may push a batch over the limit.
+      if (chars >= limit) flush();
+      batch[kind]!.push(path);
+      chars += path.length;
+    }
+  });
+  if (chars > 0) flush();
+  return out;
+}
+
+export interface SetWatchesBody {
+  relativeZxid: bigint;
+  dataWatches: string[];
+  existWatches: string[];
+  childWatches: string[];
+  persistentWatches: string[];
+  persistentRecursiveWatches: string[];
+}
+
+/** Re-registers every watch on `conn`. Plain SetWatches when a batch has no persistent watch (pre-3.6 servers). */
+export function sendSetWatches(conn: Connection, bodies: SetWatchesBody[], nextXid: () => number, writer: JuteWriter, log: Logger): void {
+  for (const body of bodies) {
+    const persistent = body.persistentWatches.length + body.persistentRecursiveWatches.length > 0;
+    const opcode = persistent ? OpCode.setWatches2 : OpCode.setWatches;
+    const xid = nextXid();
+    const frame = persistent ? encodeRequest(xid, opcode, writeSetWatches2, body, writer) : encodeRequest(xid, opcode, writeSetWatches, body, writer);
+    conn.send(frame, {
+      xid,
+      opcode,
+      onReply: (h) => {
+        if (h.err !== 0) log.warn(`zookeeper: re-registering watches failed with error ${h.err}`);
+      },
+      onFail: () => {},
+    });
+  }
+}

@@ -1,0 +1,61 @@
+// A user request as the client layer describes it, and its translation into a frame (xid patched in
+// at send time) plus the InFlight entry that settles the caller's promise from the reply.
+import { ErrorCode } from "../protocol/constants.ts";
+import { encodeRequest } from "../protocol/frame.ts";
+import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
+import type { InFlight } from "./connection.ts";
+import { ZooKeeperError } from "./errors.ts";
+
+export interface Request<T> {
+  opcode: number;
+  /** Name and client path for error messages. */
+  op: string;
+  path?: string;
+  write?: (w: JuteWriter) => void;
+  decode?: (r: JuteReader) => T;
+  /** Runs in the receive path with the reply's error code, before the promise settles. */
+  onReply?: (err: number) => void;
+}
+
+/** Encodes `req` with xid 0 (patched by patchXid); throws BADARGUMENTS when it cannot be sent. */
+export function encodeUserRequest<T>(req: Request<T>, writer: JuteWriter, maxBufferSize: number): Uint8Array {
+  let frame: Uint8Array;
+  try {
+    frame = encodeRequest(0, req.opcode, req.write ? (w) => req.write!(w) : undefined, undefined, writer);
+  } catch (e) {
+    throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `cannot encode request: ${(e as Error).message}`, { op: req.op, path: req.path });
+  }
+  // The server drops a connection that sends a frame above its jute.maxbuffer: refuse it here instead.
+  if (frame.length - 4 > maxBufferSize) {
+    throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `request of ${frame.length - 4} bytes exceeds maxBufferSize ${maxBufferSize}`, { op: req.op, path: req.path });
+  }
+  return frame;
+}
+
+export function patchXid(frame: Uint8Array, xid: number): void {
+  new DataView(frame.buffer, frame.byteOffset).setInt32(4, xid);
+}
+
+/** The pipeline entry for `req`: decodes the reply and settles the promise. */
+export function inFlightFor<T>(req: Request<T>, resolve: (v: T) => void, reject: (e: Error) => void): InFlight {
+  return {
+    xid: 0,
+    opcode: req.opcode,
+    onReply: (header, body) => {
+      req.onReply?.(header.err);
+      if (header.err !== 0) {
+        reject(new ZooKeeperError(header.err, undefined, { op: req.op, path: req.path }));
+        return;
+      }
+      let value: T;
+      try {
+        value = (req.decode && body ? req.decode(body) : undefined) as T;
+      } catch (e) {
+        reject(new ZooKeeperError(ErrorCode.MARSHALLINGERROR, `malformed reply: ${(e as Error).message}`, { op: req.op, path: req.path }));
+        throw e; // the connection drops: the stream cannot be trusted any more
+      }
+      resolve(value);
+    },
+    onFail: (code, reason) => reject(new ZooKeeperError(code, reason, { op: req.op, path: req.path })),
+  };
+}
