@@ -18,19 +18,40 @@ export interface RequestCut {
 
 export interface FaultProxy {
   readonly port: number;
-  readonly connectString: string;
-  readonly connections: number;
+  readonly connectString: string; // "127.0.0.1:port"
+  readonly connections: number; // client connections not yet closed
+  /** Destroys every current connection both ways (FIN); new ones are still accepted. */
   cut(): void;
+  /** Like cut, with TCP RST (socket.resetAndDestroy(); Node, Bun and Deno all have it). */
   reset(): void;
+  /** On: nothing passes either way, FIN/RST included; new connections are accepted but not
+   * connected upstream. Off: new connections are normal, and held connections resume with their
+   * held bytes in order (like TCP after a healed partition). */
   blackhole(on: boolean): void;
+  /** Delays every chunk (and FIN) in both directions by ms from its arrival; 0 = off. */
   delay(ms: number): void;
+  /** Forwards one byte per write, waiting for each write and a turn of the event loop between. */
   drip(on: boolean): void;
+  /** FIN to the clients of current connections; their data still goes upstream, replies are dropped. */
   halfClose(): void;
+  /** On: new connections are accepted and closed at once, never connected upstream. */
   refuse(on: boolean): void;
+  /** Target for connections accepted from now on. */
   setTarget(host: string, port: number): void;
+  /** Bytes actually forwarded: up = client→server, down = server→client. */
   bytes(): { up: number; down: number };
+  /** Forwards exactly n more client bytes (counted over all connections), then cuts that link.
+   * Resolves when it has cut (or when the proxy closes). */
   cutAfterClientBytes(n: number): Promise<void>;
+  /** Cuts the link at the next client frame with this opcode (after the ConnectRequest).
+   * forward: true sends the whole frame, closes the client at once, and keeps the server side
+   * open until the server's reply to that xid (its err is reported) or replyGraceMs; closing
+   * earlier could make the server drop the request as stale. forward: false sends everything
+   * before the frame and none of it (a partial header is held back while such a cut is armed),
+   * then closes the client and ends the server side. Non-ZooKeeper streams (four-letter words,
+   * TLS) are not parsed. */
   cutAfterRequest(opcode: number, opts: { forward: boolean }): Promise<RequestCut>;
+  /** Closes the listener, every connection and timer; pending cut promises resolve (fired: false). */
   close(): Promise<void>;
 }
 

@@ -255,6 +255,18 @@ describe("fault proxy", () => {
     await until("echo still serves a", () => a.data.toString() === "to-echo");
   });
 
+  it("closes the client when the target refuses", async () => {
+    const gone = net.createServer();
+    await new Promise<void>((r) => gone.listen(0, "127.0.0.1", r));
+    const port = (gone.address() as net.AddressInfo).port;
+    await new Promise<void>((r) => gone.close(() => r()));
+    const p = await fresh(echo);
+    p.setTarget("127.0.0.1", port);
+    const c = await connect(p);
+    await until("client closed", () => c.closed);
+    assert.equal(p.connections, 0);
+  });
+
   it("onConnection reports each accepted connection", async () => {
     const ids: number[] = [];
     const p = await startFaultProxy("127.0.0.1", echo.port, { onConnection: (id) => ids.push(id) });
