@@ -1,5 +1,6 @@
 // Small helpers shared by the client-*.test.ts files (real servers, no mocks).
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { ZooKeeperError } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
 
@@ -32,4 +33,4 @@ export function recorder(): { events: WatchedEvent[]; watcher: (e: WatchedEvent)
   return { events, watcher: (e) => events.push(e) };
 }
 
-export const uniqueRoot = (tag: string): string => `/t-${tag}-${crypto.randomUUID().slice(0, 8)}`;
+export const uniqueRoot = (tag: string): string => `/t-${tag}-${randomUUID().slice(0, 8)}`;

@@ -1,0 +1,312 @@
+// Watches against a real server: one-shot watches fire exactly once with the right type and path;
+// persistent and recursive watches fire for every change; removeWatches stops them; the async
+// iterator; chroot in events; throwing watchers; re-registration after a reconnect (fault proxy).
+import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import assert from "node:assert/strict";
+import { sharedServer } from "../support/zk-server.ts";
+import { startFaultProxy } from "../support/fault-proxy.ts";
+import { AddWatchMode, CreateMode, EventType, KeeperState, WatcherType, ZooKeeper } from "../../src/index.ts";
+import type { WatchedEvent } from "../../src/index.ts";
+import { recorder, rejectsWith, sleep, uniqueRoot, until } from "./client-util.ts";
+
+const ev = (type: number, path: string): WatchedEvent => ({ type, state: KeeperState.SyncConnected, path });
+
+describe("client watches (real server)", () => {
+  let connect: string;
+  let zk: ZooKeeper;
+  let other: ZooKeeper;
+  const root = uniqueRoot("watch");
+
+  beforeAll(async () => {
+    connect = (await sharedServer()).connectString;
+    zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    other = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    await zk.create(root);
+  });
+
+  afterAll(async () => {
+    await zk?.close();
+    await other?.close();
+  });
+
+  // A sync through the watching client: every notification for earlier changes precedes its reply.
+  const settle = async (): Promise<void> => {
+    await zk.sync("/");
+    await zk.exists("/");
+    await sleep(20);
+  };
+
+  it("getData watch fires NodeDataChanged exactly once", async () => {
+    const p = `${root}/data`;
+    await zk.create(p, "a");
+    const r = recorder();
+    await zk.getData(p, r.watcher);
+    await other.setData(p, "b");
+    await other.setData(p, "c");
+    await settle();
+    assert.deepEqual(r.events, [ev(EventType.NodeDataChanged, p)]);
+  });
+
+  it("exists watch on a missing node fires NodeCreated once; on a node, NodeDeleted", async () => {
+    const p = `${root}/later`;
+    const r = recorder();
+    assert.equal(await zk.exists(p, r.watcher), null);
+    await other.create(p);
+    await other.setData(p, "x");
+    await settle();
+    assert.deepEqual(r.events, [ev(EventType.NodeCreated, p)]);
+    const r2 = recorder();
+    assert.ok(await zk.exists(p, r2.watcher));
+    await other.delete(p);
+    await settle();
+    assert.deepEqual(r2.events, [ev(EventType.NodeDeleted, p)]);
+  });
+
+  it("child watch fires NodeChildrenChanged once; a deleted parent fires NodeDeleted", async () => {
+    const p = `${root}/kids`;
+    await zk.create(p);
+    const r = recorder();
+    assert.deepEqual(await zk.getChildren(p, r.watcher), []);
+    await other.create(`${p}/a`);
+    await other.create(`${p}/b`);
+    await settle();
+    assert.deepEqual(r.events, [ev(EventType.NodeChildrenChanged, p)]);
+    const r2 = recorder();
+    const d = recorder();
+    await zk.getChildrenWithStat(p, r2.watcher);
+    await zk.getData(p, d.watcher);
+    await other.delete(`${p}/a`);
+    await settle();
+    assert.deepEqual(r2.events, [ev(EventType.NodeChildrenChanged, p)]);
+    const r3 = recorder();
+    await zk.getChildren(p, r3.watcher);
+    await other.delete(`${p}/b`);
+    await settle();
+    const r4 = recorder();
+    await zk.getChildren(p, r4.watcher);
+    await other.delete(p);
+    await settle();
+    assert.deepEqual(r4.events, [ev(EventType.NodeDeleted, p)]);
+    assert.deepEqual(d.events, [ev(EventType.NodeDeleted, p)]);
+  });
+
+  it("one watcher registered twice on a path is called once per event", async () => {
+    const p = `${root}/twice`;
+    await zk.create(p);
+    const r = recorder();
+    await zk.getData(p, r.watcher);
+    await zk.exists(p, r.watcher);
+    await other.setData(p, "x");
+    await settle();
+    assert.deepEqual(r.events, [ev(EventType.NodeDataChanged, p)]);
+  });
+
+  it("persistent watch fires for every data and child change until removed", async () => {
+    const p = `${root}/pers`;
+    await zk.create(p);
+    const r = recorder();
+    await zk.addWatch(p, AddWatchMode.PERSISTENT, r.watcher);
+    await other.setData(p, "1");
+    await other.setData(p, "2");
+    await other.create(`${p}/c`);
+    await other.create(`${p}/c/deep`); // not a child of p: no event
+    await settle();
+    assert.deepEqual(r.events, [ev(EventType.NodeDataChanged, p), ev(EventType.NodeDataChanged, p), ev(EventType.NodeChildrenChanged, p)]);
+    await zk.removeWatches(p, r.watcher, WatcherType.Any);
+    await settle();
+    assert.deepEqual(r.events.at(-1), ev(EventType.PersistentWatchRemoved, p));
+    const n = r.events.length;
+    await other.setData(p, "3");
+    await settle();
+    assert.equal(r.events.length, n, "no events after removeWatches");
+  });
+
+  it("persistent-recursive watch fires for the node and every descendant, never NodeChildrenChanged", async () => {
+    const p = `${root}/rec`;
+    await zk.create(p);
+    const r = recorder();
+    await zk.addWatch(p, AddWatchMode.PERSISTENT_RECURSIVE, r.watcher);
+    await other.create(`${p}/a`);
+    await other.create(`${p}/a/b`);
+    await other.setData(`${p}/a/b`, "x");
+    await other.delete(`${p}/a/b`);
+    await other.setData(p, "y");
+    await settle();
+    assert.deepEqual(r.events, [
+      ev(EventType.NodeCreated, `${p}/a`),
+      ev(EventType.NodeCreated, `${p}/a/b`),
+      ev(EventType.NodeDataChanged, `${p}/a/b`),
+      ev(EventType.NodeDeleted, `${p}/a/b`),
+      ev(EventType.NodeDataChanged, p),
+    ]);
+    await zk.removeAllWatches(p, WatcherType.Any);
+    await other.create(`${p}/after`);
+    await settle();
+    assert.equal(r.events.filter((e) => e.type !== EventType.PersistentWatchRemoved).length, 5, "no events after removeAllWatches");
+  });
+
+  it("removeWatches of a one-shot watcher stops it and reports DataWatchRemoved / ChildWatchRemoved", async () => {
+    const p = `${root}/rm`;
+    await zk.create(p);
+    const d = recorder();
+    const c = recorder();
+    const keep = recorder();
+    await zk.getData(p, d.watcher);
+    await zk.getData(p, keep.watcher);
+    await zk.getChildren(p, c.watcher);
+    await zk.removeWatches(p, d.watcher, WatcherType.Data);
+    await zk.removeWatches(p, c.watcher, WatcherType.Children);
+    await rejectsWith(zk.removeWatches(p, d.watcher, WatcherType.Data), "NOWATCHER");
+    await other.setData(p, "x");
+    await other.create(`${p}/k`);
+    await settle();
+    assert.deepEqual(d.events, [ev(EventType.DataWatchRemoved, p)]);
+    assert.deepEqual(c.events, [ev(EventType.ChildWatchRemoved, p)]);
+    assert.deepEqual(keep.events, [ev(EventType.NodeDataChanged, p)], "the other watcher on the path still fires");
+    await rejectsWith(zk.removeAllWatches(`${root}/none`, WatcherType.Any), "NOWATCHER");
+  });
+
+  it("watch() iterates over a persistent watch and removes it when the loop ends", async () => {
+    const p = `${root}/iter`;
+    await zk.create(p);
+    const seen: WatchedEvent[] = [];
+    const loop = (async () => {
+      for await (const e of zk.watch(p, { recursive: true })) {
+        seen.push(e);
+        if (seen.length === 3) break;
+      }
+    })();
+    await until("the watch to be registered", async () => (await zk.getAllChildrenNumber(p)) === 0 && seen.length === 0);
+    await sleep(100);
+    await other.create(`${p}/x`);
+    await other.setData(`${p}/x`, "1");
+    await other.delete(`${p}/x`);
+    await loop;
+    assert.deepEqual(seen.map((e) => e.type), [EventType.NodeCreated, EventType.NodeDataChanged, EventType.NodeDeleted]);
+    assert.deepEqual(seen.map((e) => e.path), [`${p}/x`, `${p}/x`, `${p}/x`]);
+    // ended loop removed the watch: removing it again finds nothing
+    await rejectsWith(zk.removeAllWatches(p, WatcherType.Any), "NOWATCHER");
+  });
+
+  it("watch() stops when its signal aborts", async () => {
+    const p = `${root}/abort`;
+    await zk.create(p);
+    const ac = new AbortController();
+    const seen: WatchedEvent[] = [];
+    const loop = (async () => {
+      for await (const e of zk.watch(p, { signal: ac.signal })) seen.push(e);
+    })();
+    await sleep(200);
+    await other.setData(p, "1");
+    await until("one event", () => seen.length === 1);
+    ac.abort();
+    await loop;
+    await other.setData(p, "2");
+    await settle();
+    assert.equal(seen.length, 1);
+  });
+
+  it("strips the chroot from event paths", async () => {
+    const c = await ZooKeeper.connect(`${connect}${root}`, { sessionTimeout: 10_000 });
+    try {
+      await c.create("/cr");
+      const r = recorder();
+      const rc = recorder();
+      await c.getData("/cr", r.watcher);
+      await c.addWatch("/", AddWatchMode.PERSISTENT_RECURSIVE, rc.watcher);
+      await other.setData(`${root}/cr`, "x");
+      await c.sync("/");
+      await until("events", () => r.events.length === 1 && rc.events.length === 1);
+      assert.deepEqual(r.events, [ev(EventType.NodeDataChanged, "/cr")]);
+      assert.deepEqual(rc.events, [ev(EventType.NodeDataChanged, "/cr")]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("a watcher or state listener that throws does not break the client", async () => {
+    const p = `${root}/throw`;
+    await zk.create(p);
+    const after = recorder();
+    await zk.getData(p, () => {
+      throw new Error("watcher boom");
+    });
+    await zk.getData(p, after.watcher);
+    const unhandled: unknown[] = [];
+    const onErr = (e: unknown): void => void unhandled.push(e);
+    process.on("uncaughtException", onErr);
+    try {
+      await other.setData(p, "x");
+      await settle();
+      assert.deepEqual(after.events, [ev(EventType.NodeDataChanged, p)]);
+      assert.ok(await zk.exists(p));
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off("uncaughtException", onErr);
+    }
+  });
+
+  it("close() gives every remaining watcher a Closed event", async () => {
+    const c = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    const r = recorder();
+    await c.exists(`${root}/never`, r.watcher);
+    await c.close();
+    await sleep(20);
+    assert.deepEqual(r.events, [{ type: EventType.None, state: KeeperState.Closed, path: null }]);
+  });
+
+  it("re-registers every kind of watch after a reconnect; changes made meanwhile still fire", async () => {
+    const [host, port] = connect.split(",")[0]!.split(":");
+    const proxy = await startFaultProxy(host!, Number(port));
+    const c = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 10_000 });
+    try {
+      const p = `${root}/re`;
+      await other.create(p);
+      await other.create(`${p}/gone`);
+      const data = recorder();
+      const exist = recorder();
+      const child = recorder();
+      const gone = recorder();
+      const pers = recorder();
+      const rec = recorder();
+      const quiet = recorder();
+      await c.getData(p, data.watcher);
+      await c.exists(`${p}/new`, exist.watcher);
+      await c.getChildren(p, child.watcher);
+      await c.getData(`${p}/gone`, gone.watcher);
+      await c.addWatch(p, AddWatchMode.PERSISTENT, pers.watcher);
+      await c.addWatch(p, AddWatchMode.PERSISTENT_RECURSIVE, rec.watcher);
+      await other.create(`${p}/quiet`);
+      await c.getData(`${p}/quiet`, quiet.watcher);
+      const states: string[] = [];
+      c.on("state", (s) => states.push(s));
+      proxy.refuse(true);
+      proxy.cut();
+      await until("disconnected", () => c.state === "disconnected");
+      await other.setData(p, "changed");
+      await other.create(`${p}/new`);
+      await other.delete(`${p}/gone`);
+      proxy.refuse(false);
+      await until("reconnected", () => c.state === "connected", 15_000);
+      await c.sync("/");
+      await until("catch-up events", () => data.events.length === 1 && exist.events.length === 1 && child.events.length === 1 && gone.events.length === 1);
+      assert.deepEqual(data.events, [ev(EventType.NodeDataChanged, p)]);
+      assert.deepEqual(exist.events, [ev(EventType.NodeCreated, `${p}/new`)]);
+      assert.deepEqual(child.events, [ev(EventType.NodeChildrenChanged, p)]);
+      assert.deepEqual(gone.events, [ev(EventType.NodeDeleted, `${p}/gone`)]);
+      assert.deepEqual(quiet.events, [], "an unchanged node's watch is re-registered silently");
+      // Persistent watches are re-registered silently; like the Java client's watch manager, the
+      // catch-up notifications for p (from the one-shot watches) also reach p's persistent watcher.
+      await other.setData(p, "again");
+      await other.setData(`${p}/quiet`, "q");
+      await c.sync("/");
+      await until("persistent events after reconnect", () => pers.events.length >= 3 && rec.events.some((e) => e.path === `${p}/quiet`));
+      assert.deepEqual(pers.events, [ev(EventType.NodeDataChanged, p), ev(EventType.NodeChildrenChanged, p), ev(EventType.NodeDataChanged, p)]);
+      assert.deepEqual(quiet.events, [ev(EventType.NodeDataChanged, `${p}/quiet`)]);
+      assert.deepEqual(states, ["disconnected", "connected"]);
+    } finally {
+      await c.close();
+      await proxy.close();
+    }
+  });
+});
