@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { Op, ZooKeeper, type ZooKeeperError } from "../src/index.ts";
 import { startStandalone, type ZkServer } from "../test/support/zk-server.ts";
 import { runChild } from "./lib/child.ts";
-import { allPeers, compileJava, type Peer } from "./lib/peers.ts";
+import { allPeers, compileJava, compileRunners, type Peer } from "./lib/peers.ts";
 import { renderTable, renderTargets, type Row } from "./lib/table.ts";
 import { formatParams, type Params } from "./runners/params.ts";
 
@@ -57,7 +57,9 @@ try {
   const connect = process.env.ZK_CONNECT ?? (server = await startStandalone()).connectString;
   log(`server ${connect}${server ? " (standalone, started for this run)" : " (ZK_CONNECT)"}`);
   zk = await ZooKeeper.connect(connect, { sessionTimeout: 30_000 });
+  compileRunners();
   const javaClasses = opt["no-java"] ? undefined : compileJava();
+  log("runners compiled (tsc → bench/.build, javac → bench/.build/java)");
   let peers = allPeers(javaClasses);
   if (opt.peers) peers = peers.filter((p) => opt.peers!.split(",").includes(p.id));
   const workloads = opt.only ? WORKLOADS.filter((w) => opt.only!.split(",").includes(w.key)) : WORKLOADS;
@@ -91,9 +93,8 @@ async function runOne(connect: string, peer: Peer, w: Workload) {
   if (w.timed) Object.assign(params, { ms: Number(opt.ms), warmupMs: Number(opt.warmup) });
   let args = [...peer.args];
   if (w.workload === "election") {
-    const file = join(ROOT, "bench", "runners", "election.ts");
     if (!existsSync(join(ROOT, "src", "recipes", "leader-election.ts"))) throw new Error("src/recipes LeaderElection not there yet");
-    args = args.map((a) => (a.endsWith("zookeeper-ts.ts") ? file : a));
+    args = args.map((a) => a.replace(/zookeeper-ts\.(ts|js)$/, "election.$1"));
   }
   const onArmed = async (armed: { armed: string; count: number }, go: () => void): Promise<void> => {
     // The change for the watch storm: one multi that sets every watched node, identical for all peers.

@@ -1,8 +1,7 @@
 // The clients compared, each launched as its own process with the same CLI:
 // <runner> <connectString> <workload> [key=value ...] → one JSON line on stdout.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export interface Peer {
@@ -18,16 +17,34 @@ export interface Peer {
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const RUNNERS = join(ROOT, "bench", "runners");
 const BIN = join(ROOT, "node_modules", ".bin");
+const BUILD = join(ROOT, "bench", ".build");
+const BUILT_RUNNERS = join(BUILD, "js", "bench", "runners");
 const JAVA_CP = ["/usr/share/java/zookeeper.jar", "/usr/share/java/slf4j-nop.jar"];
 
-/** Compiles bench/java/Bench.java into a temp dir; returns the class dir. */
+/** Compiles bench/java/Bench.java into bench/.build/java; returns the class dir. */
 export function compileJava(): string {
-  const out = mkdtempSync(join(tmpdir(), "zk-bench-java-"));
+  const out = join(BUILD, "java");
+  mkdirSync(out, { recursive: true });
   execFileSync("javac", ["-d", out, "-cp", JAVA_CP[0], join(ROOT, "bench", "java", "Bench.java")], { stdio: "inherit" });
   return out;
 }
 
-const node = (file: string): { cmd: string; args: string[] } => ({ cmd: process.execPath, args: ["--import", "tsx", join(RUNNERS, file)] });
+/**
+ * Compiles src and the runners with tsc into bench/.build/js, so every Node runner (ours and the
+ * peers' adapters) runs plain JavaScript, as users run our dist/ — no loader hooks or added helpers.
+ */
+export function compileRunners(): void {
+  try {
+    execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(ROOT, "bench", "tsconfig.json")], { stdio: "inherit" });
+  } catch (e) {
+    // tsc still emits on type errors (work in progress elsewhere in src); only missing output is fatal.
+    if (!existsSync(join(BUILT_RUNNERS, "zookeeper-ts.js"))) throw e;
+    process.stderr.write("bench: tsc reported type errors (above); running the emitted JavaScript anyway\n");
+  }
+  writeFileSync(join(BUILD, "js", "package.json"), JSON.stringify({ type: "module" }) + "\n");
+}
+
+const node = (file: string): { cmd: string; args: string[] } => ({ cmd: process.execPath, args: [join(BUILT_RUNNERS, file.replace(/\.ts$/, ".js"))] });
 
 export function allPeers(javaClasses: string | undefined): Peer[] {
   const peers: Peer[] = [
