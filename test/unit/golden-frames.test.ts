@@ -479,31 +479,32 @@ describe("golden frames: Java client 3.8.0 ↔ server 3.8.0", () => {
     for (const [f, bytes] of cases) assert.equal(toHex(bytes), f.hex, `#${f.seq} ${f.label}`);
   });
 
-  it("frames every recorded stream identically when split at every byte boundary", () => {
-    let streams = 0;
-    for (const conn of connections(frames)) {
-      for (const dir of ["c2s", "s2c"] as const) {
-        const recorded = streamOf(frames, conn, dir);
-        if (recorded.length === 0) continue;
-        streams++;
-        const all = recorded.map(bytesOf);
-        const stream = new Uint8Array(all.reduce((n, b) => n + b.length, 0));
-        all.reduce((at, b) => (stream.set(b, at), at + b.length), 0);
-        const want = recorded.map((f) => f.hex.slice(8));
-        const run = (chunks: Uint8Array[]): string[] => {
+  // One test per connection and direction; frames are compared as bytes (hex strings of every split
+  // made this slow enough to matter under Bun on a loaded machine).
+  for (const conn of connections(frames)) {
+    for (const dir of ["c2s", "s2c"] as const) {
+      const recorded = streamOf(frames, conn, dir);
+      if (recorded.length === 0) continue;
+      it(`conn ${conn} ${dir}: the recorded stream frames identically when split at every byte boundary`, () => {
+        const want = recorded.map((f) => bytesOf(f).subarray(4));
+        const stream = new Uint8Array(recorded.reduce((n, f) => n + f.hex.length / 2, 0));
+        recorded.reduce((at, f) => (stream.set(bytesOf(f), at), at + f.hex.length / 2), 0);
+        const check = (chunks: Uint8Array[], what: string): void => {
           const d = new FrameDecoder();
-          const out = chunks.flatMap((c) => d.push(c).map(toHex));
-          assert.equal(d.buffered, 0);
-          return out;
+          const got: Uint8Array[] = [];
+          for (const c of chunks) got.push(...d.push(c));
+          assert.equal(d.buffered, 0, what);
+          assert.equal(got.length, want.length, what);
+          got.forEach((g, k) => {
+            const w = want[k]!;
+            if (g.length !== w.length || g.some((b, j) => b !== w[j])) assert.equal(toHex(g), toHex(w), `${what}: frame ${k}`);
+          });
         };
-        for (let i = 0; i <= stream.length; i++) {
-          assert.deepStrictEqual(run([stream.subarray(0, i), stream.subarray(i)]), want, `conn ${conn} ${dir} split at ${i}`);
-        }
-        assert.deepStrictEqual(run(Array.from(stream, (b) => Uint8Array.of(b))), want, `conn ${conn} ${dir} byte by byte`);
-      }
+        for (let i = 0; i <= stream.length; i++) check([stream.subarray(0, i), stream.subarray(i)], `split at ${i}`);
+        check(Array.from(stream, (b) => Uint8Array.of(b)), "byte by byte");
+      });
     }
-    assert.ok(streams >= 6);
-  });
+  }
 
   it("covers every required opcode and all four server event types (runs last)", () => {
     const required: number[][] = [
