@@ -3,6 +3,7 @@
 // inside one run, by ratio (REAL-SERVERS.md: absolute figures swing from run to run on 2 cores).
 //
 // Options: --ms N (measured window, default 2500) --warmup N (default 1000) --peers id,id --only key,key
+//          --passes N (run everything N times, interleaved, and report medians; default 1)
 //          --json FILE (write every result) --no-java
 import { randomUUID } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { Op, ZooKeeper, type ZooKeeperError } from "../src/index.ts";
 import { startStandalone, type ZkServer } from "../test/support/zk-server.ts";
 import { runChild } from "./lib/child.ts";
 import { allPeers, compileJava, compileRunners, type Peer } from "./lib/peers.ts";
+import { medianRows } from "./lib/median.ts";
 import { renderTable, renderTargets, type Row } from "./lib/table.ts";
 import { formatParams, type Params } from "./runners/params.ts";
 
@@ -38,6 +40,7 @@ const WORKLOADS: Workload[] = [
 const { values: opt } = parseArgs({
   options: {
     ms: { type: "string", default: "2500" },
+    passes: { type: "string", default: "1" },
     warmup: { type: "string", default: "1000" },
     peers: { type: "string" },
     only: { type: "string" },
@@ -64,32 +67,38 @@ try {
   if (opt.peers) peers = peers.filter((p) => opt.peers!.split(",").includes(p.id));
   const workloads = opt.only ? WORKLOADS.filter((w) => opt.only!.split(",").includes(w.key)) : WORKLOADS;
 
-  const rows: Row[] = [];
-  for (const w of workloads) {
-    for (const peer of peers) {
-      if (w.oursOnly && peer.peer !== "zookeeper-ts") continue;
-      const row: Row = { workload: w.label, key: w.key, client: peer.id, variantOf: peer.variantOf };
-      try {
-        row.result = await runOne(connect, peer, w);
-        log(`${w.key} ${peer.id}: ${row.result.opsPerSec} ops/s, p50 ${row.result.p50Ms} ms, CPU ${row.result.cpuPer10k} s/10k`);
-      } catch (e) {
-        row.error = (e as Error).message;
-        log(`${w.key} ${peer.id} FAILED: ${row.error}`);
+  const passes: Row[][] = [];
+  for (let pass = 1; pass <= Number(opt.passes); pass++) {
+    const rows: Row[] = [];
+    for (const w of workloads) {
+      for (const peer of peers) {
+        if (w.oursOnly && peer.peer !== "zookeeper-ts") continue;
+        const row: Row = { workload: w.label, key: w.key, client: peer.id, variantOf: peer.variantOf };
+        try {
+          row.result = await runOne(connect, peer, w, pass);
+          log(`${w.key} ${peer.id}: ${row.result.opsPerSec} ops/s, p50 ${row.result.p50Ms} ms, CPU ${row.result.cpuPer10k} s/10k`);
+        } catch (e) {
+          row.error = (e as Error).message;
+          log(`${w.key} ${peer.id} FAILED: ${row.error}`);
+        }
+        rows.push(row);
       }
-      rows.push(row);
     }
+    passes.push(rows);
   }
-  process.stdout.write(`\n${renderTable(rows)}\n\n${renderTargets(rows)}\n`);
+  const rows = medianRows(passes);
+  const title = passes.length > 1 ? `medians of ${passes.length} passes\n` : "";
+  process.stdout.write(`\n${title}${renderTable(rows)}\n\n${renderTargets(rows)}\n`);
   process.stdout.write(`(server ${server ? "ZooKeeper 3.8.0 standalone" : connect}; ${peers.length} clients; ${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
-  if (opt.json) writeFileSync(opt.json, JSON.stringify(rows, null, 1));
+  if (opt.json) writeFileSync(opt.json, JSON.stringify(rows, null, 1)); // medians when --passes > 1
   if (process.env.ZK_CONNECT) await removeTree(zk, base);
 } finally {
   await zk?.close().catch(() => {});
   await server?.close();
 }
 
-async function runOne(connect: string, peer: Peer, w: Workload) {
-  const params: Params = { ...w.params, root: `${base}/${peer.id.replace(/[^a-z0-9-]/gi, "_")}-${w.key}` };
+async function runOne(connect: string, peer: Peer, w: Workload, pass: number) {
+  const params: Params = { ...w.params, root: `${base}/${peer.id.replace(/[^a-z0-9-]/gi, "_")}-${w.key}-${pass}` };
   if (w.timed) Object.assign(params, { ms: Number(opt.ms), warmupMs: Number(opt.warmup) });
   let args = [...peer.args];
   if (w.workload === "election") {
