@@ -13,3 +13,4 @@ export {
   keeperStateName,
 } from "./protocol/constants.ts";
 export type { ACL, Id, Stat } from "./protocol/records.ts";
+export * from "./recipes/index.ts";

@@ -4,7 +4,8 @@ import { Op, ZooKeeper, eventTypeName } from "../../src/index.ts";
 
 const connect = process.env.ZK_CONNECT ?? "127.0.0.1:2181";
 await using zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
-console.log(`bun ${Bun.version}: session 0x${zk.sessionId.toString(16)}`);
+const bun = (globalThis as { Bun?: { version: string } }).Bun;
+console.log(`bun ${bun?.version}: session 0x${zk.sessionId.toString(16)}`);
 
 const root = `/example-bun-${process.pid}`;
 const stop = new AbortController();

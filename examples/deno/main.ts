@@ -1,12 +1,15 @@
 // zookeeper-ts on Deno, straight from the TypeScript sources: a transaction and the version check.
 // Usage: ZK_CONNECT=127.0.0.1:2181 npx deno run -A examples/deno/main.ts
+import process from "node:process";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 
-const connect = Deno.env.get("ZK_CONNECT") ?? "127.0.0.1:2181";
-const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
-console.log(`deno ${Deno.version.deno}: session 0x${zk.sessionId.toString(16)}`);
+const deno = (globalThis as { Deno?: { version: { deno: string } } }).Deno;
 
-const path = `/example-deno-${Deno.pid}`;
+const connect = process.env.ZK_CONNECT ?? "127.0.0.1:2181";
+const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+console.log(`deno ${deno?.version.deno}: session 0x${zk.sessionId.toString(16)}`);
+
+const path = `/example-deno-${process.pid}`;
 await zk.transaction().create(path, "v0").setData(path, "v1").commit();
 try {
   // Stale version: the whole transaction fails and nothing in it is applied.
