@@ -4,7 +4,8 @@
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, Perms, ZooKeeper, ZooKeeperError, type ConnectOptions } from "../../src/index.ts";
@@ -83,6 +84,14 @@ describe("TLS client port (real ZooKeeper 3.8.0)", () => {
 
   it("a server that needs client certificates accepts mutual TLS", async () => {
     const zk = await connect(need.connectString, { tls: clientTlsOptions(certs, "client") });
+    const ids = await zk.whoAmI();
+    assert.ok(ids.some((i) => i.scheme === "x509" && i.id === certs.clientX509Id), JSON.stringify(ids));
+  }, 30_000);
+
+  it("mutual TLS with a PKCS#12 bundle (pfx + passphrase) instead of PEM", async () => {
+    const p12 = join(certDir, "client.p12");
+    execFileSync("openssl", ["pkcs12", "-export", "-in", certs.clientCert, "-inkey", certs.clientKey, "-out", p12, "-passout", "pass:changeit"]);
+    const zk = await connect(want.connectString, { tls: { ca: readFileSync(certs.caCert), pfx: readFileSync(p12), passphrase: "changeit" } });
     const ids = await zk.whoAmI();
     assert.ok(ids.some((i) => i.scheme === "x509" && i.id === certs.clientX509Id), JSON.stringify(ids));
   }, 30_000);
