@@ -24,7 +24,7 @@ describe("client auth and ACLs (real server)", () => {
 
   it("CREATOR_ALL_ACL needs an authenticated identity (INVALIDACL without one)", async () => {
     await rejectsWith(anon.create(`${root}/noauth`, null, { acl: [...Ids.CREATOR_ALL_ACL] }), "INVALIDACL");
-  });
+  }, 60_000);
 
   it("refuses with NOAUTH before addAuthInfo and allows after it", async () => {
     const owner = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
@@ -50,7 +50,7 @@ describe("client auth and ACLs (real server)", () => {
       await owner.close();
       await guest.close();
     }
-  });
+  }, 60_000);
 
   it("sends auth given at connect and replays it after a reconnect", async () => {
     const p = `${root}/bob`;
@@ -78,7 +78,7 @@ describe("client auth and ACLs (real server)", () => {
       await c.close();
       await proxy.close();
     }
-  });
+  }, 60_000);
 
   it("an unknown auth scheme fails with AUTHFAILED and ends the client", async () => {
     const c = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
@@ -90,5 +90,5 @@ describe("client auth and ACLs (real server)", () => {
     await rejectsWith(c.exists("/"), "AUTHFAILED");
     await c.close();
     assert.equal(c.state, "authFailed");
-  });
+  }, 60_000);
 });

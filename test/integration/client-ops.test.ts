@@ -41,7 +41,7 @@ describe("client operations (real server)", () => {
     assert.deepEqual((await zk.exists(p))?.version, 1);
     await zk.delete(p, 1);
     assert.equal(await zk.exists(p), null);
-  });
+  }, 60_000);
 
   it("stores empty data as 0 bytes and null as null", async () => {
     await zk.create(`${root}/empty`, new Uint8Array(0));
@@ -52,7 +52,7 @@ describe("client operations (real server)", () => {
     assert.equal(e.data.length, 0);
     assert.equal((await zk.getData(`${root}/null`)).data, null);
     assert.equal((await zk.getData(`${root}/undef`)).data, null);
-  });
+  }, 60_000);
 
   it("round-trips data close to 1 MB", async () => {
     const big = new Uint8Array(1_048_575 - 1024);
@@ -61,7 +61,7 @@ describe("client operations (real server)", () => {
     const got = await zk.getData(`${root}/big`);
     assert.equal(got.stat.dataLength, big.length);
     assert.deepEqual(got.data, big);
-  });
+  }, 60_000);
 
   it("handles unicode paths and names", async () => {
     const p = `${root}/ünïcødé-日本語-ελληνικά`;
@@ -70,7 +70,7 @@ describe("client operations (real server)", () => {
     assert.equal(text.decode((await zk.getData(p)).data!), "x");
     // ZooKeeper's PathUtils refuses U+D800..U+F8FF, so characters outside the BMP (surrogates) never reach the wire
     await rejectsWith(zk.create(`${root}/emoji-😀`), "BADARGUMENTS");
-  });
+  }, 60_000);
 
   // Measured on 3.8.0: the server stores Long.MIN_VALUE / 0xFF..|ttl as the owner of containers and TTL
   // nodes, but DataNode.copyStat hides every non-NORMAL owner from clients, so they read 0.
@@ -98,7 +98,7 @@ describe("client operations (real server)", () => {
     // plain create() of a container (createContainer replies with a Create2Response) still gives the path
     assert.equal(await zk.create(`${base}/c2`, null, { mode: CreateMode.CONTAINER }), `${base}/c2`);
     assert.equal(await zk.create(`${base}/t2`, null, { mode: CreateMode.PERSISTENT_WITH_TTL, ttl: 60_000 }), `${base}/t2`);
-  });
+  }, 60_000);
 
   it("lets the server reap an emptied container and an expired TTL node", async () => {
     const c = `${root}/reap-c`;
@@ -108,7 +108,7 @@ describe("client operations (real server)", () => {
     const t = `${root}/reap-ttl`;
     await zk.create(t, null, { mode: CreateMode.PERSISTENT_WITH_TTL, ttl: 300 });
     await until("the container and the TTL node to be reaped", async () => (await zk.exists(c)) === null && (await zk.exists(t)) === null, 15_000);
-  });
+  }, 60_000);
 
   it("reports NONODE, NODEEXISTS, BADVERSION, NOTEMPTY and NOCHILDRENFOREPHEMERALS", async () => {
     const p = `${root}/errs`;
@@ -130,7 +130,7 @@ describe("client operations (real server)", () => {
     await rejectsWith(zk.delete(p), "NOTEMPTY");
     await zk.create(`${p}/eph`, null, { mode: CreateMode.EPHEMERAL });
     await rejectsWith(zk.create(`${p}/eph/child`), "NOCHILDRENFOREPHEMERALS");
-  });
+  }, 60_000);
 
   it("lists children with and without stat, counts descendants, lists ephemerals", async () => {
     const p = `${root}/kids`;
@@ -145,7 +145,7 @@ describe("client operations (real server)", () => {
     assert.equal(await zk.getAllChildrenNumber(p), 5);
     assert.deepEqual(await zk.getEphemerals(p), [`${p}/e1`]);
     assert.ok((await zk.getEphemerals()).includes(`${p}/e1`));
-  });
+  }, 60_000);
 
   it("gets and sets ACLs; sync and whoAmI answer", async () => {
     const p = `${root}/acl`;
@@ -165,7 +165,7 @@ describe("client operations (real server)", () => {
     const st = await zk.setACL(q, [...Ids.READ_ACL_UNSAFE], 0);
     assert.equal(st.aversion, 1);
     assert.deepEqual((await zk.getACL(q)).acl, [{ perms: Perms.READ, id: { scheme: "world", id: "anyone" } }]);
-  });
+  }, 60_000);
 
   it("runs multi and transactions, with per-op results on partial failure", async () => {
     const p = `${root}/multi`;
@@ -189,7 +189,7 @@ describe("client operations (real server)", () => {
     assert.deepEqual(await zk.multi([]), []);
     const c = await zk.multi([Op.create(`${p}/cont`, null, { mode: CreateMode.CONTAINER }), Op.create(`${p}/ttl`, null, { mode: CreateMode.PERSISTENT_WITH_TTL, ttl: 60_000 })]);
     assert.deepEqual(c.map((r) => r.type === "create" && r.path), [`${p}/cont`, `${p}/ttl`]);
-  });
+  }, 60_000);
 
   it("pipelines many requests on one connection and matches every reply", async () => {
     const p = `${root}/pipe`;
@@ -205,7 +205,7 @@ describe("client operations (real server)", () => {
     const sets = await Promise.all(Array.from({ length: 100 }, (_, i) => zk.setData(`${p}/n${i}`, blob)));
     assert.ok(sets.every((s) => s.dataLength === 40_000 && s.version === 1));
     await Promise.all(Array.from({ length: 100 }, (_, i) => zk.setData(`${p}/n${i}`, null)));
-  });
+  }, 60_000);
 
   it("uses the chroot for requests and strips it from results", async () => {
     const chrootZk = await ZooKeeper.connect(`${connect}${root}`, { sessionTimeout: 10_000 });
@@ -225,7 +225,7 @@ describe("client operations (real server)", () => {
     } finally {
       await chrootZk.close();
     }
-  });
+  }, 60_000);
 
   describe("invalid arguments", () => {
     let proxy: FaultProxy;
@@ -264,7 +264,7 @@ describe("client operations (real server)", () => {
       // and the connection still works
       assert.ok(await viaProxy.exists(root));
       assert.ok(proxy.bytes().up > before);
-    });
+    }, 60_000);
   });
 
   it("rejects a top-level error through ZooKeeperError with code and codeName", async () => {
@@ -273,5 +273,5 @@ describe("client operations (real server)", () => {
     assert.equal(e.code, -101);
     assert.equal(e.op, "getData");
     assert.match(e.message, /NONODE/);
-  });
+  }, 60_000);
 });

@@ -45,7 +45,7 @@ describe("client watches (real server)", () => {
     await other.setData(p, "c");
     await settle();
     assert.deepEqual(r.events, [ev(EventType.NodeDataChanged, p)]);
-  });
+  }, 60_000);
 
   it("exists watch on a missing node fires NodeCreated once; on a node, NodeDeleted", async () => {
     const p = `${root}/later`;
@@ -60,7 +60,7 @@ describe("client watches (real server)", () => {
     await other.delete(p);
     await settle();
     assert.deepEqual(r2.events, [ev(EventType.NodeDeleted, p)]);
-  });
+  }, 60_000);
 
   it("child watch fires NodeChildrenChanged once; a deleted parent fires NodeDeleted", async () => {
     const p = `${root}/kids`;
@@ -88,7 +88,7 @@ describe("client watches (real server)", () => {
     await settle();
     assert.deepEqual(r4.events, [ev(EventType.NodeDeleted, p)]);
     assert.deepEqual(d.events, [ev(EventType.NodeDeleted, p)]);
-  });
+  }, 60_000);
 
   it("one watcher registered twice on a path is called once per event", async () => {
     const p = `${root}/twice`;
@@ -99,7 +99,7 @@ describe("client watches (real server)", () => {
     await other.setData(p, "x");
     await settle();
     assert.deepEqual(r.events, [ev(EventType.NodeDataChanged, p)]);
-  });
+  }, 60_000);
 
   it("persistent watch fires for every data and child change until removed", async () => {
     const p = `${root}/pers`;
@@ -119,7 +119,7 @@ describe("client watches (real server)", () => {
     await other.setData(p, "3");
     await settle();
     assert.equal(r.events.length, n, "no events after removeWatches");
-  });
+  }, 60_000);
 
   it("persistent-recursive watch fires for the node and every descendant, never NodeChildrenChanged", async () => {
     const p = `${root}/rec`;
@@ -143,7 +143,7 @@ describe("client watches (real server)", () => {
     await other.create(`${p}/after`);
     await settle();
     assert.equal(r.events.filter((e) => e.type !== EventType.PersistentWatchRemoved).length, 5, "no events after removeAllWatches");
-  });
+  }, 60_000);
 
   it("removeWatches of a one-shot watcher stops it and reports DataWatchRemoved / ChildWatchRemoved", async () => {
     const p = `${root}/rm`;
@@ -164,7 +164,7 @@ describe("client watches (real server)", () => {
     assert.deepEqual(c.events, [ev(EventType.ChildWatchRemoved, p)]);
     assert.deepEqual(keep.events, [ev(EventType.NodeDataChanged, p)], "the other watcher on the path still fires");
     await rejectsWith(zk.removeAllWatches(`${root}/none`, WatcherType.Any), "NOWATCHER");
-  });
+  }, 60_000);
 
   it("watch() iterates over a persistent watch and removes it when the loop ends", async () => {
     const p = `${root}/iter`;
@@ -186,7 +186,7 @@ describe("client watches (real server)", () => {
     assert.deepEqual(seen.map((e) => e.path), [`${p}/x`, `${p}/x`, `${p}/x`]);
     // ended loop removed the watch: removing it again finds nothing
     await rejectsWith(zk.removeAllWatches(p, WatcherType.Any), "NOWATCHER");
-  });
+  }, 60_000);
 
   it("watch() stops when its signal aborts", async () => {
     const p = `${root}/abort`;
@@ -204,7 +204,7 @@ describe("client watches (real server)", () => {
     await other.setData(p, "2");
     await settle();
     assert.equal(seen.length, 1);
-  });
+  }, 60_000);
 
   it("strips the chroot from event paths", async () => {
     const c = await ZooKeeper.connect(`${connect}${root}`, { sessionTimeout: 10_000 });
@@ -222,7 +222,7 @@ describe("client watches (real server)", () => {
     } finally {
       await c.close();
     }
-  });
+  }, 60_000);
 
   it("a watcher or state listener that throws does not break the client", async () => {
     const p = `${root}/throw`;
@@ -244,7 +244,7 @@ describe("client watches (real server)", () => {
     } finally {
       process.off("uncaughtException", onErr);
     }
-  });
+  }, 60_000);
 
   it("close() gives every remaining watcher a Closed event", async () => {
     const c = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
@@ -253,7 +253,7 @@ describe("client watches (real server)", () => {
     await c.close();
     await sleep(20);
     assert.deepEqual(r.events, [{ type: EventType.None, state: KeeperState.Closed, path: null }]);
-  });
+  }, 60_000);
 
   it("re-registers every kind of watch after a reconnect; changes made meanwhile still fire", async () => {
     const [host, port] = connect.split(",")[0]!.split(":");
@@ -308,5 +308,5 @@ describe("client watches (real server)", () => {
       await c.close();
       await proxy.close();
     }
-  });
+  }, 60_000);
 });

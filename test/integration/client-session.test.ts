@@ -1,0 +1,222 @@
+// Session behaviour against a real server, with a fault proxy between client and server: resume by
+// id and password, server-declared expiry, a real expiry after a frozen link, the read timeout, pings,
+// in-flight and queued requests around a drop, close() semantics, and a prompt process exit.
+import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { sharedServer } from "../support/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
+import { CreateMode, EventType, KeeperState, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
+import type { WatchedEvent } from "../../src/index.ts";
+import { recorder, rejectsWith, sleep, uniqueRoot, until } from "./client-util.ts";
+
+describe("client sessions (real server)", () => {
+  let connect: string;
+  let other: ZooKeeper;
+  const root = uniqueRoot("sess");
+  const proxies: FaultProxy[] = [];
+  const clients: ZooKeeper[] = [];
+
+  const viaProxy = async (opts: Parameters<typeof ZooKeeper.connect>[1] = {}): Promise<{ zk: ZooKeeper; proxy: FaultProxy; states: string[] }> => {
+    const [host, port] = connect.split(":");
+    const proxy = await startFaultProxy(host!, Number(port));
+    proxies.push(proxy);
+    const zk = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 4000, ...opts });
+    clients.push(zk);
+    const states: string[] = [];
+    zk.on("state", (s) => states.push(s));
+    return { zk, proxy, states };
+  };
+
+  beforeAll(async () => {
+    connect = (await sharedServer()).connectString;
+    other = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    await other.create(root);
+  });
+
+  afterAll(async () => {
+    for (const c of clients) await c.close().catch(() => {});
+    for (const p of proxies) await p.close();
+    await other?.close();
+  });
+
+  it("resumes a session by id and password from a second instance; the first then learns 'expired'", async () => {
+    const { zk: a, proxy, states } = await viaProxy({ sessionTimeout: 10_000 });
+    const eph = await a.create(`${root}/resume`, "a", { mode: CreateMode.EPHEMERAL });
+    const w = recorder();
+    await a.exists(`${root}/never`, w.watcher);
+    proxy.refuse(true);
+    proxy.cut();
+    await until("a disconnected", () => a.state === "disconnected");
+    const pending = a.getData(eph).then(() => "resolved", (e: ZooKeeperError) => e.codeName); // queued while disconnected
+    const b = await ZooKeeper.connect(connect, { sessionId: a.sessionId, sessionPassword: a.sessionPassword, sessionTimeout: 10_000 });
+    try {
+      assert.equal(b.sessionId, a.sessionId);
+      assert.deepEqual(await b.getEphemerals(root), [eph], "the resumed session owns the ephemeral node");
+      assert.equal((await other.exists(eph))!.ephemeralOwner, a.sessionId);
+    } finally {
+      await b.close();
+    }
+    await until("the ephemeral node to go with the closed session", async () => (await other.exists(eph)) === null, 5000);
+    proxy.refuse(false);
+    await until("a to learn that its session is gone", () => a.state === "expired", 15_000);
+    assert.deepEqual(states, ["disconnected", "expired"]);
+    assert.equal(await pending, "SESSIONEXPIRED");
+    await rejectsWith(a.exists("/"), "SESSIONEXPIRED");
+    await sleep(10);
+    assert.deepEqual(w.events, [{ type: EventType.None, state: KeeperState.Expired, path: null }]);
+  }, 60_000);
+
+  it("rejects SESSIONEXPIRED when resuming with a wrong password", async () => {
+    const a = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    clients.push(a);
+    const t0 = Date.now();
+    await rejectsWith(ZooKeeper.connect(connect, { sessionId: a.sessionId, sessionPassword: new Uint8Array(16), connectTimeout: 5000 }), "SESSIONEXPIRED");
+    assert.ok(Date.now() - t0 < 2000);
+    assert.ok(await a.exists("/"), "the real owner is unaffected");
+  }, 60_000);
+
+  it("a silent link means 'disconnected' after the read timeout; in-flight calls reject CONNECTIONLOSS; then it resumes", async () => {
+    const { zk, proxy, states } = await viaProxy();
+    assert.equal(zk.negotiatedTimeout, 4000);
+    assert.equal(Math.round(zk.readTimeout), 2667);
+    const id = zk.sessionId;
+    proxy.blackhole(true);
+    const t0 = performance.now();
+    const inFlight = zk.getData("/").then(
+      () => "resolved",
+      (e: ZooKeeperError) => e.codeName,
+    );
+    await until("disconnected", () => zk.state === "disconnected", 6000);
+    const took = performance.now() - t0;
+    assert.ok(took >= 2400 && took < 4000, `disconnected after ${Math.round(took)} ms; read timeout is 2667 ms`);
+    assert.equal(await inFlight, "CONNECTIONLOSS");
+    proxy.blackhole(false);
+    await until("reconnected", () => zk.state === "connected", 6000);
+    assert.equal(zk.sessionId, id);
+    assert.deepEqual(states, ["disconnected", "connected"]);
+  }, 60_000);
+
+  it("pings keep an idle session alive well past its timeout", async () => {
+    const { zk, proxy, states } = await viaProxy();
+    const eph = await zk.create(`${root}/idle`, null, { mode: CreateMode.EPHEMERAL });
+    const up0 = proxy.bytes().up;
+    await sleep(9000);
+    const pings = (proxy.bytes().up - up0) / 12;
+    // ping interval = readTimeout / 2 = 1333 ms: about 6 in 9 s
+    assert.ok(pings >= 5 && pings <= 8 && Number.isInteger(pings), `saw ${pings} pings' worth of bytes`);
+    assert.deepEqual(states, []);
+    assert.equal((await other.exists(eph))!.ephemeralOwner, zk.sessionId);
+  }, 60_000);
+
+  it("a link frozen past the session timeout expires the session: state 'expired', ephemerals gone", async () => {
+    const { zk, proxy, states } = await viaProxy();
+    const eph = await zk.create(`${root}/doomed`, null, { mode: CreateMode.EPHEMERAL });
+    const w = recorder();
+    await zk.getData(eph, w.watcher);
+    proxy.blackhole(true);
+    await until("the server to expire the session", async () => (await other.exists(eph)) === null, 15_000);
+    await until("expired", () => zk.state === "expired", 10_000);
+    assert.deepEqual(states, ["disconnected", "expired"]);
+    await rejectsWith(zk.getData(eph), "SESSIONEXPIRED");
+    await sleep(10);
+    assert.deepEqual(w.events, [{ type: EventType.None, state: KeeperState.Expired, path: null }]);
+  }, 60_000);
+
+  it("without client-side expiry, the server's answer on reconnect declares the expiry", async () => {
+    const { zk, proxy, states } = await viaProxy({ clientSideExpiry: false });
+    const eph = await zk.create(`${root}/doomed2`, null, { mode: CreateMode.EPHEMERAL });
+    proxy.refuse(true);
+    proxy.cut();
+    await until("the server to expire the session", async () => (await other.exists(eph)) === null, 15_000);
+    assert.equal(zk.state, "disconnected");
+    proxy.refuse(false);
+    await until("expired", () => zk.state === "expired", 10_000);
+    assert.deepEqual(states, ["disconnected", "expired"]);
+  }, 60_000);
+
+  it("every pipelined request in flight rejects CONNECTIONLOSS when the link drops, none hangs", async () => {
+    const { zk, proxy } = await viaProxy({ sessionTimeout: 10_000 });
+    proxy.blackhole(true);
+    const calls = Array.from({ length: 200 }, (_, i) => zk.exists(`/n${i}`).then(() => "ok", (e: ZooKeeperError) => e.codeName));
+    await sleep(100);
+    proxy.cut();
+    const results = await Promise.all(calls);
+    assert.deepEqual(new Set(results), new Set(["CONNECTIONLOSS"]));
+    proxy.blackhole(false);
+    await until("reconnected", () => zk.state === "connected", 10_000);
+    assert.ok(await zk.exists("/"));
+  }, 60_000);
+
+  it("a request cut on the wire rejects CONNECTIONLOSS; requests made while disconnected wait for the reconnect", async () => {
+    const { zk, proxy, states } = await viaProxy({ sessionTimeout: 10_000 });
+    const cut = proxy.cutAfterRequest(1 /* create */, { forward: false });
+    await rejectsWith(zk.create(`${root}/cut`), "CONNECTIONLOSS");
+    assert.equal((await cut).fired, true);
+    assert.equal(await other.exists(`${root}/cut`), null, "the cut request never reached the server");
+    proxy.refuse(true);
+    await until("disconnected", () => zk.state === "disconnected");
+    const later = zk.create(`${root}/later`, "q");
+    await sleep(300);
+    proxy.refuse(false);
+    assert.equal(await later, `${root}/later`);
+    assert.deepEqual(states.slice(-2), ["disconnected", "connected"]);
+  }, 60_000);
+
+  it("close() ends the session at once; later calls reject CONNECTIONLOSS with a clear message", async () => {
+    const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    const eph = await zk.create(`${root}/closing`, null, { mode: CreateMode.EPHEMERAL });
+    const states: string[] = [];
+    zk.on("state", (s) => states.push(s));
+    const events: WatchedEvent[] = [];
+    await zk.exists(`${root}/x`, (e) => events.push(e));
+    await zk[Symbol.asyncDispose]();
+    assert.equal(zk.state, "closed");
+    assert.deepEqual(states, ["closed"]);
+    assert.equal(await other.exists(eph), null, "closeSession removed the ephemeral node");
+    const e = await rejectsWith(zk.getData("/"), "CONNECTIONLOSS");
+    assert.match(e.message, /closed/);
+    await rejectsWith(zk.addAuthInfo("digest", "a:b"), "CONNECTIONLOSS");
+    await zk.close(); // idempotent
+    assert.deepEqual(states, ["closed"]);
+  }, 60_000);
+
+  it("connect() rejects CONNECTIONLOSS after connectTimeout when no server answers", async () => {
+    const [host, port] = connect.split(":");
+    const proxy = await startFaultProxy(host!, Number(port));
+    proxies.push(proxy);
+    proxy.refuse(true);
+    const t0 = Date.now();
+    const e = await rejectsWith(ZooKeeper.connect(proxy.connectString, { connectTimeout: 1500 }), "CONNECTIONLOSS");
+    const took = Date.now() - t0;
+    assert.ok(took >= 1400 && took < 3000, `took ${took} ms`);
+    assert.match(e.message, /no session established within 1500 ms/);
+  }, 60_000);
+
+  it("a process that closes its client exits by itself within 2 s", async () => {
+    const script = fileURLToPath(new URL("./client-exit-child.ts", (import.meta as { url: string }).url));
+    const g = globalThis as { Bun?: unknown; Deno?: unknown };
+    const args = g.Deno ? ["run", "-A", script] : g.Bun ? [script] : ["--import", "tsx", script];
+    const child = spawn(process.execPath, [...args, connect, `${root}/child`], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    let closedAt = 0;
+    child.stdout!.on("data", (d: Uint8Array) => {
+      out += new TextDecoder().decode(d);
+      if (!closedAt && out.includes("closed")) closedAt = Date.now();
+    });
+    child.stderr!.on("data", (d: Uint8Array) => (err += new TextDecoder().decode(d)));
+    const code = await new Promise<number | null>((resolve) => {
+      const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      child.on("exit", (c) => {
+        clearTimeout(killer);
+        resolve(c);
+      });
+    });
+    const exitedAt = Date.now();
+    assert.equal(code, 0, `child failed: ${err}`);
+    assert.ok(closedAt > 0, `child never closed: ${out} ${err}`);
+    assert.ok(exitedAt - closedAt < 2000, `exit took ${exitedAt - closedAt} ms after close()`);
+  }, 60_000);
+});
