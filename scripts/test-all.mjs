@@ -131,7 +131,8 @@ try {
   record("node (vitest)", node, vitestCounts(vitestJson, node.out));
 
   const files = [...new Set(CROSS_RUNTIME.flatMap(testFiles))];
-  const bun = await run("npx", ["--no", "bun", "test", ...files.map((f) => `./${relative(root, f)}`)], env);
+  // Bun's default is 5 s per test, and its node:test ignores hook timeouts: match vitest's 120 s.
+  const bun = await run("npx", ["--no", "bun", "test", "--timeout", "120000", ...files.map((f) => `./${relative(root, f)}`)], env);
   record("bun", bun, bunCounts(bun.out));
 
   const junit = join(work, "deno.xml");

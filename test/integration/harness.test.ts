@@ -1,5 +1,5 @@
 // Checks the real-server harness itself: servers start, elect, fail over, pause, and leave nothing behind.
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -7,9 +7,17 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fourLetterWord, startEnsemble, startStandalone, type ZkEnsemble, type ZkServer } from "../support/zk-server.ts";
+import { fourLetterWord, startEnsemble, startStandalone, } from "../support/zk-server.ts";
 import { findInstall } from "../support/zk-install.ts";
 
+const T = 60_000; // per test; Bun would default to 5 s
+// Servers start inside the first test that needs them, not in beforeAll: Bun's node:test ignores
+// hook timeouts (5 s), and three JVMs on two busy cores can take longer than that.
+function lazy<V>(make: () => Promise<V>): { get: () => Promise<V>; made: () => V | undefined } {
+  let p: Promise<V> | undefined;
+  let v: V | undefined;
+  return { get: () => (p ??= make().then((x) => (v = x))), made: () => v };
+}
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function alive(pid: number): boolean {
@@ -60,15 +68,13 @@ function readOnlyHandshake(port: number): Promise<{ timeout: number; readOnly: b
 }
 
 describe("zk harness: standalone", () => {
-  let server: ZkServer;
-  beforeAll(async () => {
-    server = await startStandalone();
-  });
+  const standalone = lazy(() => startStandalone());
   afterAll(async () => {
-    await server?.close();
-  });
+    await standalone.made()?.close();
+  }, T);
 
   it("serves as standalone on a loopback port, srvr shows the mode", async () => {
+    const server = await standalone.get();
     assert.equal(server.host, "127.0.0.1");
     assert.equal(server.connectString, `127.0.0.1:${server.clientPort}`);
     assert.ok(server.running);
@@ -76,17 +82,19 @@ describe("zk harness: standalone", () => {
     assert.equal(await server.mode(), "standalone");
     assert.match(await server.fourLetter("conf"), /maxClientCnxns=0/);
     assert.ok(existsSync(join(server.dir, "zoo.cfg")) && existsSync(join(server.dir, "server.log")));
-  });
+  }, T);
 
   it("pause stops answering, resume serves again", async () => {
+    const server = await standalone.get();
     await server.pause();
     assert.ok(server.paused);
     assert.equal(await server.mode(), null);
     await server.resume();
     assert.equal(await server.mode(), "standalone");
-  });
+  }, T);
 
   it("kill then start serves again on the same port", async () => {
+    const server = await standalone.get();
     const pid = server.pid!;
     await server.kill();
     assert.equal(server.running, false);
@@ -95,26 +103,25 @@ describe("zk harness: standalone", () => {
     await server.start();
     assert.equal(await server.mode(), "standalone");
     assert.notEqual(server.pid, pid);
-  });
+  }, T);
 });
 
 describe("zk harness: ensemble of 3", () => {
-  let ens: ZkEnsemble;
-  beforeAll(async () => {
-    ens = await startEnsemble();
-  });
+  const ensemble = lazy(() => startEnsemble());
   afterAll(async () => {
-    await ens?.close();
-  });
+    await ensemble.made()?.close();
+  }, T);
 
   it("forms a quorum with exactly one leader", async () => {
+    const ens = await ensemble.get();
     const modes = await Promise.all(ens.servers.map((s) => s.mode()));
     assert.deepEqual([...modes].sort(), ["follower", "follower", "leader"]);
     assert.equal(ens.connectString, ens.servers.map((s) => s.connectString).join(","));
     assert.deepEqual(ens.servers.map((s) => s.id), [1, 2, 3]);
-  });
+  }, T);
 
   it("kill -9 of the leader yields a new leader; the old one rejoins as follower", async () => {
+    const ens = await ensemble.get();
     const old = await ens.leader();
     await old.kill("SIGKILL");
     const next = await ens.leader();
@@ -122,9 +129,10 @@ describe("zk harness: ensemble of 3", () => {
     await old.start();
     assert.equal(await old.mode(), "follower");
     await ens.waitForQuorum();
-  });
+  }, T);
 
-  it("a paused follower misses nothing after resume", async () => {
+  it("a paused follower stops answering, the quorum holds, and it rejoins after resume", async () => {
+    const ens = await ensemble.get();
     const leader = await ens.leader();
     const follower = ens.servers.find((s) => s !== leader)!;
     await follower.pause();
@@ -132,20 +140,17 @@ describe("zk harness: ensemble of 3", () => {
     assert.equal((await ens.leader()).id, leader.id); // 2 of 3 still form a quorum
     await follower.resume();
     await ens.waitForQuorum();
-  });
+  }, T);
 });
 
 describe("zk harness: read-only ensemble", () => {
-  let ens: ZkEnsemble;
-  beforeAll(async () => {
-    ens = await startEnsemble({ readOnly: true });
-  });
+  const ensemble = lazy(() => startEnsemble({ readOnly: true }));
   afterAll(async () => {
-    await ens?.close();
-  });
+    await ensemble.made()?.close();
+  }, T);
 
   it("a server that lost its quorum turns read-only and grants read-only sessions", async () => {
-    const [survivor, a, b] = ens.servers;
+    const [survivor, a, b] = (await ensemble.get()).servers;
     await Promise.all([a.kill(), b.kill()]);
     await until("isro = ro", async () => (await survivor.fourLetter("isro").catch(() => "")) === "ro", 30_000);
     assert.equal(await survivor.mode(), "read-only");
@@ -153,7 +158,7 @@ describe("zk harness: read-only ensemble", () => {
     assert.ok(reply, "server closed the link instead of granting a read-only session");
     assert.ok(reply.timeout > 0);
     assert.equal(reply.readOnly, true);
-  });
+  }, T);
 });
 
 describe("zk harness: cleanup and failures", () => {
@@ -165,7 +170,7 @@ describe("zk harness: cleanup and failures", () => {
     assert.equal(alive(pid), false);
     assert.equal(existsSync(s.dir), false);
     assert.equal(s.running, false);
-  });
+  }, T);
 
   it("a failed start reports the server.log tail and leaves no dir", async () => {
     const err = await startStandalone({ config: { tickTime: "not-a-number" } }).then(
@@ -176,7 +181,7 @@ describe("zk harness: cleanup and failures", () => {
     assert.match(err.message, /NumberFormatException|ConfigException|not-a-number/);
     const dir = /\((127\.0\.0\.1:\d+), ([^)]+)\)/.exec(err.message)?.[2];
     assert.ok(dir && !existsSync(dir));
-  });
+  }, T);
 
   it("no install found: the error names every way to get a server", async () => {
     const empty = mkdtempSync(join(tmpdir(), "zk-empty-"));
@@ -186,7 +191,7 @@ describe("zk harness: cleanup and failures", () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
-  });
+  }, T);
 
   it("servers die with their process, even on SIGKILL", async () => {
     const main = fileURLToPath(new URL("../support/zk-shared-main.ts", (import.meta as unknown as { url: string }).url));
@@ -207,5 +212,5 @@ describe("zk harness: cleanup and failures", () => {
     child.kill("SIGKILL"); // no exit hook runs: the watchdog must do it
     await until("JVM gone", () => !alive(info.pid), 10_000);
     await until("dir removed", () => !existsSync(info.dir), 10_000);
-  });
+  }, T);
 });

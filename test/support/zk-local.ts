@@ -1,7 +1,7 @@
 // One ZooKeeper JVM on 127.0.0.1. Output goes to DIR/server.log; a tiny sh watchdog and an 'exit'
 // hook make sure the JVM dies with the test process, even when that process is SIGKILLed.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fourLetterWord, parseMode } from "./four-letter.ts";
@@ -56,6 +56,24 @@ export class StartError extends Error {
     super(message);
     this.bindFailure = bindFailure;
   }
+}
+
+/** One-letter state of each thread of pid (R, S, T ...), or undefined without a readable /proc. */
+function threadStates(pid: number): string[] | undefined {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  return tasks.flatMap((t) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, "utf8");
+      return [stat.charAt(stat.lastIndexOf(")") + 2)];
+    } catch {
+      return []; // the thread ended meanwhile
+    }
+  });
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -179,16 +197,31 @@ export class LocalServer implements ZkServer {
     }
   }
 
+  // Signals stop threads asynchronously: a JVM may still answer for a moment after kill(2)
+  // returns, so wait until every thread shows the wanted state in /proc.
   async pause(): Promise<void> {
     if (!this.running) throw new Error(`server ${this.id} is not running`);
     this.#signal("SIGSTOP");
     this.#paused = true;
+    await this.#threadsStopped(true);
   }
 
   async resume(): Promise<void> {
     if (!this.running) throw new Error(`server ${this.id} is not running`);
     this.#signal("SIGCONT");
     this.#paused = false;
+    await this.#threadsStopped(false);
+  }
+
+  async #threadsStopped(stopped: boolean): Promise<void> {
+    const pid = this.#child?.pid;
+    const deadline = Date.now() + 5000;
+    while (pid !== undefined && Date.now() < deadline) {
+      const states = threadStates(pid);
+      if (states === undefined) return; // no /proc: nothing better to do than trust the signal
+      if (states.every((st) => (st === "T") === stopped)) return;
+      await sleep(5);
+    }
   }
 
   async mode(): Promise<string | null> {
