@@ -123,7 +123,7 @@ export class Connection {
   }
 
   handleClose(error?: Error): void {
-    this.close(error ? `connection to ${this.link.remote} lost: ${error.message}` : `server ${this.link.remote} closed the connection`);
+    this.close(error ? `connection to ${this.link.remote} lost: ${error.message}` : `server ${this.link.remote} closed the connection`, ErrorCode.CONNECTIONLOSS, error);
   }
 
   // --- handshake ---
@@ -270,7 +270,7 @@ export class Connection {
   // --- teardown ---
 
   /** Ends the connection; every request in flight fails with `code` (CONNECTIONLOSS by default). */
-  close(reason: string, code: number = ErrorCode.CONNECTIONLOSS): void {
+  close(reason: string, code: number = ErrorCode.CONNECTIONLOSS, cause?: Error): void {
     if (this.closedReason !== null) return;
     this.closedReason = reason;
     if (this.timer) clearTimeout(this.timer);
@@ -281,7 +281,8 @@ export class Connection {
     if (this.handshake) {
       const h = this.handshake;
       this.handshake = null;
-      h.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, reason));
+      // The link's own error stays reachable (e.g. a TLS alert code that makes retrying pointless).
+      h.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, reason, { cause }));
     }
     for (const p of this.authInFlight.drain()) p.onFail(code, reason);
     for (const p of this.inFlight.drain()) p.onFail(code, reason);

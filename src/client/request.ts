@@ -21,7 +21,7 @@ export interface Request<T> {
 export function encodeUserRequest<T>(req: Request<T>, writer: JuteWriter, maxBufferSize: number): Uint8Array {
   let frame: Uint8Array;
   try {
-    frame = encodeRequest(0, req.opcode, req.write ? (w) => req.write!(w) : undefined, undefined, writer);
+    frame = encodeRequest(0, req.opcode, req.write, undefined, writer);
   } catch (e) {
     throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `cannot encode request: ${(e as Error).message}`, { op: req.op, path: req.path });
   }
@@ -32,8 +32,12 @@ export function encodeUserRequest<T>(req: Request<T>, writer: JuteWriter, maxBuf
   return frame;
 }
 
+// Byte stores, not a DataView: reading `.buffer` of a small on-heap typed array makes V8 copy it out.
 export function patchXid(frame: Uint8Array, xid: number): void {
-  new DataView(frame.buffer, frame.byteOffset).setInt32(4, xid);
+  frame[4] = xid >>> 24;
+  frame[5] = xid >>> 16;
+  frame[6] = xid >>> 8;
+  frame[7] = xid;
 }
 
 /** The pipeline entry for `req`: decodes the reply and settles the promise. */

@@ -13,6 +13,7 @@ import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./primin
 import { ReadOnlyProbe } from "./readonly-probe.ts";
 import { type Request, encodeUserRequest, inFlightFor, patchXid } from "./request.ts";
 import { type SaslClient, SaslRefused, saslExchange } from "./sasl-exchange.ts";
+import { isCertificateError } from "./tls-errors.ts";
 import type { Dialer } from "./transport.ts";
 import type { SessionState, Logger, WatchedEvent } from "./types.ts";
 import type { WatchRegistry } from "./watches.ts";
@@ -48,26 +49,6 @@ interface Queued {
 }
 
 const TERMINAL: ReadonlySet<SessionState> = new Set(["expired", "authFailed", "closed"]);
-
-// TLS failures that retrying cannot heal: the first connect fails at once once every host gave one.
-const CERT_CODES = new Set([
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "UNABLE_TO_GET_ISSUER_CERT",
-  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "CERT_HAS_EXPIRED",
-  "CERT_NOT_YET_VALID",
-  "CERT_UNTRUSTED",
-  "CERT_REJECTED",
-  "CERT_SIGNATURE_FAILURE",
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-]);
-
-function isCertificateError(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (CERT_CODES.has(code) || /^ERR_SSL_(SSLV3|TLSV1)_ALERT_(BAD_CERTIFICATE|CERTIFICATE_|UNKNOWN_CA|ACCESS_DENIED)/.test(code));
-}
 
 export class Session {
   state: SessionState = "connecting";

@@ -77,6 +77,17 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   /** Connects and resolves once a session is established. */
   static async connect(connectString: string, options: ConnectOptions = {}): Promise<ZooKeeper> {
     if (options === null || typeof options !== "object") throw badArguments("options must be an object", "connect");
+    if (options.sessionId !== undefined && typeof options.sessionId !== "bigint") throw badArguments("sessionId must be a bigint", "connect");
+    if (options.sessionPassword !== undefined && !(options.sessionPassword instanceof Uint8Array)) {
+      throw badArguments("sessionPassword must be a Uint8Array", "connect");
+    }
+    if (options.sessionId !== undefined && options.sessionId !== 0n && options.sessionPassword === undefined) {
+      throw badArguments("resuming a session needs its sessionPassword", "connect");
+    }
+    for (const k of ["readOnly", "clientSideExpiry"] as const) {
+      if (options[k] !== undefined && typeof options[k] !== "boolean") throw badArguments(`${k} must be a boolean`, "connect");
+    }
+    if (options.auth !== undefined && !Array.isArray(options.auth)) throw badArguments("auth must be an array", "connect");
     for (const a of options.auth ?? []) {
       if (!a || typeof a.scheme !== "string") throw badArguments("auth entries need a scheme and auth", "connect");
     }
