@@ -3,12 +3,14 @@ import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fourLetterWord, startEnsemble, startStandalone, } from "../support/zk-server.ts";
-import { findInstall } from "../support/zk-install.ts";
+import { findInstall, localInstall } from "../support/zk-install.ts";
+import { LocalServer, StartError } from "../support/zk-local.ts";
+import { freePorts } from "../support/zk-ports.ts";
 
 const T = 60_000; // per test; Bun would default to 5 s
 // Servers start inside the first test that needs them, not in beforeAll: Bun's node:test ignores
@@ -181,6 +183,26 @@ describe("zk harness: cleanup and failures", () => {
     assert.match(err.message, /NumberFormatException|ConfigException|not-a-number/);
     const dir = /\((127\.0\.0\.1:\d+), ([^)]+)\)/.exec(err.message)?.[2];
     assert.ok(dir && !existsSync(dir));
+  }, T);
+
+  it("a client port taken by another process is a bind failure (startStandalone retries those)", async () => {
+    const [port] = await freePorts(1);
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(port, "127.0.0.1", resolve));
+    const dir = mkdtempSync(join(tmpdir(), "zk-ts-bind-"));
+    const server = new LocalServer({
+      id: 1, dir, clientPort: port, extraPorts: [], myid: false, files: {}, jvmArgs: [], classpath: [], startTimeoutMs: 30_000,
+      zooCfg: { tickTime: "2000", dataDir: join(dir, "data"), clientPort: String(port), clientPortAddress: "127.0.0.1" },
+    }, await localInstall());
+    try {
+      const err = await server.start().then(() => assert.fail("started on a taken port"), (e: unknown) => e);
+      assert.ok(err instanceof StartError);
+      assert.equal(err.bindFailure, true);
+      assert.equal(server.running, false);
+    } finally {
+      await server.close();
+      blocker.close();
+    }
   }, T);
 
   it("no install found: the error names every way to get a server", async () => {
