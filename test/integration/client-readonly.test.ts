@@ -1,0 +1,58 @@
+// Read-only mode on a real 3.8.0 ensemble: with 2 of 3 servers down, a `readOnly: true` client gets
+// a 'connectedReadOnly' session from the survivor (which needs readonlymode.enabled=true plus
+// localSessionsEnabled and localSessionsUpgradingEnabled, see startEnsemble({ readOnly: true })),
+// reads work, writes reject NOTREADONLY; once the quorum is back, the isro probe moves it to a
+// read-write server.
+import { describe, it, afterAll } from "../support/bdd.ts";
+import assert from "node:assert/strict";
+import { startEnsemble, type ZkEnsemble } from "../support/zk-server.ts";
+import { CreateMode, ZooKeeper } from "../../src/index.ts";
+import { rejectsWith, until } from "./client-util.ts";
+
+describe("client read-only mode (real ensemble)", () => {
+  let ensemble: ZkEnsemble | undefined;
+
+  afterAll(async () => {
+    await ensemble?.close();
+  }, 60_000);
+
+  it("serves reads, rejects writes NOTREADONLY, then moves to a read-write server", async () => {
+    // Started here, not in beforeAll: Bun's node:test ignores hook timeouts (5 s cap).
+    ensemble = await startEnsemble({ readOnly: true });
+    const setup = await ZooKeeper.connect(ensemble.connectString, { sessionTimeout: 10_000 });
+    await setup.create("/ro", "before");
+    await setup.close();
+
+    const [survivor, ...down] = ensemble.servers;
+    for (const s of down) await s.kill("SIGKILL");
+    await until("the survivor to turn read-only", async () => (await survivor!.fourLetter("isro").catch(() => "")) === "ro", 30_000);
+
+    // a client that does not accept read-only servers gets no session
+    await rejectsWith(ZooKeeper.connect(survivor!.connectString, { connectTimeout: 2000 }), "CONNECTIONLOSS");
+
+    const zk = await ZooKeeper.connect(ensemble.connectString, { readOnly: true, sessionTimeout: 10_000, connectTimeout: 30_000 });
+    try {
+      const states: string[] = [];
+      zk.on("state", (s) => states.push(s));
+      assert.equal(zk.state, "connectedReadOnly");
+      assert.equal(zk.remoteAddress, survivor!.connectString);
+      assert.equal(new TextDecoder().decode((await zk.getData("/ro")).data!), "before");
+      assert.deepEqual(await zk.getChildren("/ro"), []);
+      assert.ok(await zk.exists("/ro"));
+      await rejectsWith(zk.create("/ro/x"), "NOTREADONLY");
+      await rejectsWith(zk.setData("/ro", "y"), "NOTREADONLY");
+      await rejectsWith(zk.delete("/ro"), "NOTREADONLY");
+      await rejectsWith(zk.create("/ro-eph", null, { mode: CreateMode.EPHEMERAL }), "NOTREADONLY");
+
+      for (const s of down) await s.start();
+      await ensemble.waitForQuorum();
+      // the probe (isro, backoff doubling from 100 ms) finds a read-write server and moves there
+      await until("a read-write session", () => zk.state === "connected", 60_000);
+      assert.deepEqual(states.slice(-2), ["disconnected", "connected"]);
+      await zk.setData("/ro", "after");
+      assert.equal(new TextDecoder().decode((await zk.getData("/ro")).data!), "after");
+    } finally {
+      await zk.close();
+    }
+  }, 180_000);
+});
