@@ -24,7 +24,10 @@ const TOTAL = Number(process.env.FUZZ_RUNS ?? 100_000);
 // Small on purpose: larger than every golden frame (≤ 251 bytes), so valid frames pass and
 // mutated length prefixes routinely exceed it.
 const MAX_FRAME = 512;
-const MAX_CASE_MS = 250;
+// "Nothing hangs": a generous bound per case (other processes and GC pauses share 2 cores), and a
+// tight bound on the average, checked per property.
+const MAX_CASE_MS = 2000;
+const MAX_AVG_MS = 1;
 
 interface Golden {
   conn: number;
@@ -211,14 +214,17 @@ function runStream(stream: Uint8Array, cuts: readonly number[], firstIsConnect: 
   return res;
 }
 
-function quiet(fn: () => void): void {
+function quiet(fn: () => void, runs: number): void {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0; // tens of thousands of expected throws: skip stack capture
+  const t0 = performance.now();
   try {
     fn();
   } finally {
     Error.stackTraceLimit = limit;
   }
+  const avg = (performance.now() - t0) / runs;
+  assert.ok(avg < MAX_AVG_MS, `${avg.toFixed(3)} ms per case on average`);
 }
 
 describe("fuzzing the frame and reply decoders with mutated golden frames", () => {
@@ -258,6 +264,7 @@ describe("fuzzing the frame and reply decoders with mutated golden frames", () =
         }),
         { numRuns: share.frame },
       ),
+      share.frame,
     );
     // The mutations must actually reach the error paths (a fuzzer that never fails is not fuzzing).
     process.stdout.write(`single frames: ${errors} rejections in ${share.frame} cases\n`);
@@ -276,6 +283,7 @@ describe("fuzzing the frame and reply decoders with mutated golden frames", () =
         }),
         { numRuns: share.stream },
       ),
+      share.stream,
     );
     process.stdout.write(`streams: ${errors} rejections in ${share.stream} cases\n`);
     assert.ok(errors > share.stream / 4, `only ${errors} rejections in ${share.stream} cases`);
@@ -292,6 +300,7 @@ describe("fuzzing the frame and reply decoders with mutated golden frames", () =
         }),
         { numRuns: share.random },
       ),
+      share.random,
     );
   }, 600_000);
 });
