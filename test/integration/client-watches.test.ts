@@ -309,4 +309,31 @@ describe("client watches (real server)", () => {
       await proxy.close();
     }
   }, 60_000);
+  it("re-registers more than 128 K chars of watches (several SetWatches batches) after a reconnect", async () => {
+    const [host, port] = connect.split(",")[0]!.split(":");
+    const proxy = await startFaultProxy(host!, Number(port));
+    const c = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 10_000 });
+    try {
+      const base = `${root}/many`;
+      await other.create(base);
+      const name = (i: number): string => `${base}/${String(i).padStart(5, "0")}-${"w".repeat(180)}`;
+      const n = 1500; // about 300 K path chars: three batches
+      await Promise.all(Array.from({ length: n }, (_, i) => other.create(name(i))));
+      const fired = new Set<string>();
+      await Promise.all(Array.from({ length: n }, (_, i) => c.getData(name(i), (e) => fired.add(e.path!))));
+      proxy.refuse(true);
+      proxy.cut();
+      await until("disconnected", () => c.state === "disconnected");
+      await Promise.all(Array.from({ length: n }, (_, i) => (i % 2 === 0 ? other.setData(name(i), "x") : Promise.resolve())));
+      proxy.refuse(false);
+      await until("reconnected", () => c.state === "connected", 15_000);
+      await until("catch-up events for every changed node", () => fired.size === n / 2, 15_000);
+      // the unchanged half was re-registered: changing them now fires too
+      await Promise.all(Array.from({ length: n }, (_, i) => (i % 2 === 1 ? other.setData(name(i), "y") : Promise.resolve())));
+      await until("events for the other half", () => fired.size === n, 15_000);
+    } finally {
+      await c.close();
+      await proxy.close();
+    }
+  }, 60_000);
 });
