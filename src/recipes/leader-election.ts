@@ -55,6 +55,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private leaderVersion = 0;
   private checkQueued = false;
   private retry: ReturnType<typeof setTimeout> | null = null;
+  private ended: unknown = null; // why the election ended (rejects later calls)
   private waiters = new Set<{ resolve(): void; reject(e: unknown): void }>();
 
   constructor(zk: ZooKeeper, path: string, options: LeaderElectionOptions) {
@@ -113,7 +114,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
 
   /** Resolves when this participant leads; rejects on abort, timeout or when the election ends. */
   waitForLeadership(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<void> {
-    if (this.phase !== "started") return Promise.reject(this.endedError("waitForLeadership"));
+    if (this.phase !== "started") return Promise.reject(this.ended ?? this.endedError("waitForLeadership"));
     if (this.isLeader) return Promise.resolve();
     const { signal, timeout } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -253,7 +254,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
       if (round > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, "the candidates keep changing; retrying later", { op: "election", path: this.path });
       if (this.ours === null) this.ours = await this.createCandidate();
       const ours = this.ours;
-      const sorted = sortCandidates(await this.zk.getChildren(this.path));
+      const sorted = sortCandidates(await this.children());
       const index = sorted.findIndex((c) => `${this.path}/${c.name}` === ours);
       if (this.phase !== "started" || this.ours !== ours) return;
       if (index < 0) {
@@ -290,6 +291,16 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
         if (!isZooKeeperError(e, ErrorCode.NONODE)) throw e;
         // Gone between the listing and the watch: look again at once.
       }
+    }
+  }
+
+  /** The election path's children; none when the path is gone (a container reaped after its last child). */
+  private async children(): Promise<string[]> {
+    try {
+      return await this.zk.getChildren(this.path);
+    } catch (e) {
+      if (isZooKeeperError(e, ErrorCode.NONODE)) return [];
+      throw e;
     }
   }
 
@@ -404,6 +415,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private finish(reason: "expired" | "closed", error: unknown): void {
     if (this.phase === "closed") return;
     this.phase = "closed";
+    this.ended = error;
     this.zk.off("state", this.onState);
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
