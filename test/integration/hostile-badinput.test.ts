@@ -3,6 +3,7 @@
 // CONNECTIONLOSS on a closed client) and NOTHING reaches the wire: the fault proxy's byte counter
 // in front of the real server does not move (a valid call right after is the positive control).
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { randomUUID } from "node:crypto";
 import assert from "node:assert/strict";
 import { CreateMode, ErrorCode, Op, Perms, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
@@ -36,7 +37,7 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
   let proxy: FaultProxy;
   let zk: ZooKeeper;
   let dials = 0;
-  const root = `/hostile-badinput-${crypto.randomUUID()}`;
+  const root = `/hostile-badinput-${randomUUID()}`;
 
   beforeAll(async () => {
     const { connectString } = await sharedServer();

@@ -4,6 +4,7 @@
 // before the fault fires for a change made during it), no unhandled rejection, and a child process
 // that suffers the fault and closes its client exits by itself (no leaked timer or socket).
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { randomUUID } from "node:crypto";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import process from "node:process";
@@ -11,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { CreateMode, ErrorCode, EventType, ZooKeeper, ZooKeeperError, type SessionState, type WatchedEvent } from "../../src/index.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { startStandalone, type ZkServer } from "../support/zk-server.ts";
-import { capturingLogger, settle, sleep, trackUnhandled, until, within } from "../stress/helpers.ts";
+import { capturingLogger, childCommand, settle, sleep, trackUnhandled, until, within } from "../stress/helpers.ts";
 
 // tickTime 500 allows short sessions: 6 s session, 4 s read timeout, pings every 2 s.
 const SESSION_MS = 6000;
@@ -32,7 +33,7 @@ describe("network faults between client and server (fault proxy)", () => {
   let server: ZkServer;
   let proxy: FaultProxy;
   let direct: ZooKeeper; // a second client straight to the server, to change things during a fault
-  const root = `/hostile-faults-${crypto.randomUUID()}`;
+  const root = `/hostile-faults-${randomUUID()}`;
 
   beforeAll(async () => {
     server = await startStandalone({ tickTime: 500 });
@@ -187,7 +188,8 @@ describe("network faults between client and server (fault proxy)", () => {
     const unhandled = trackUnhandled();
     const r = await rig("drip");
     try {
-      const payload = Uint8Array.from({ length: 4096 }, (_, i) => (i * 13) & 0xff);
+      // Small enough to drip through within the read timeout even where a drip step is a 1 ms timer (Deno).
+      const payload = Uint8Array.from({ length: 1000 }, (_, i) => (i * 13) & 0xff);
       proxy.drip(true);
       const path = await r.zk.create(`${root}/dripped`, payload);
       const got = await r.zk.getData(path);
@@ -260,7 +262,7 @@ describe("network faults between client and server (fault proxy)", () => {
   }
 
   it("control: a child that leaks a timer is caught still running 2 s after close()", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, proxy.connectString, "200", "control"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(...childCommand(CHILD, [proxy.connectString, "200", "control"]), { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -275,7 +277,7 @@ describe("network faults between client and server (fault proxy)", () => {
 
   for (const f of faults) {
     it(`no leaked timer or socket after ${f}: the child exits within 2 s of close()`, async () => {
-      const child = spawn(process.execPath, ["--import", "tsx", CHILD, proxy.connectString, "1500"], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(...childCommand(CHILD, [proxy.connectString, "1500"]), { stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       let err = "";
       child.stdout.on("data", (b: Buffer) => (out += b.toString()));

@@ -3,6 +3,7 @@
 // host (a real server behind a fault proxy). The connect string lists both; the client shuffles
 // hosts, so when it lands on the real server first the test cuts that link to walk it to the fake.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { randomUUID } from "node:crypto";
 import assert from "node:assert/strict";
 import { CreateMode, ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { startFakeServer, type FakeServerOptions, type Garbage } from "../support/fake-server.ts";
@@ -32,7 +33,7 @@ const cases: Case[] = [
 describe("a server that sends garbage after a valid handshake", () => {
   let server: ZkServer;
   let proxy: FaultProxy;
-  const root = `/hostile-garbage-${crypto.randomUUID()}`;
+  const root = `/hostile-garbage-${randomUUID()}`;
 
   beforeAll(async () => {
     server = await startStandalone();

@@ -69,3 +69,10 @@ export function memory(label: string): { rssMB: number; heapMB: number } {
   process.stdout.write(`[memory] ${label}: rss ${out.rssMB} MB, heapUsed ${out.heapMB} MB\n`);
   return out;
 }
+
+/** How to run a TypeScript file in a child process under the runtime running this test. */
+export function childCommand(file: string, args: string[]): [string, string[]] {
+  if ("Bun" in globalThis) return [process.execPath, [file, ...args]];
+  if ("Deno" in globalThis) return [process.execPath, ["run", "-A", file, ...args]];
+  return [process.execPath, ["--import", "tsx", file, ...args]];
+}
