@@ -1,7 +1,8 @@
 // SASL DIGEST-MD5 against a real ZooKeeper 3.8.0 server that requires it (JAAS users, the SASL
 // auth provider, sessionRequireClientSASLAuth=true): identity, sasl: ACLs, wrong passwords, and
 // authentication redone on every new connection (a fault proxy cuts the link; the server restarts).
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it } from "../support/bdd.ts";
+import { beforeAll, afterAll } from "../support/secure-hooks.ts";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";

@@ -3,7 +3,8 @@
 // is collected while it authenticates, fails, reconnects and closes against real secure servers,
 // then searched for the SASL password, the digest auth secret, the DIGEST-MD5 response digest and
 // the TLS private key.
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it } from "../support/bdd.ts";
+import { beforeAll, afterAll } from "../support/secure-hooks.ts";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";

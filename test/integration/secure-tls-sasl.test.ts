@@ -1,6 +1,7 @@
 // TLS and SASL together, as Kafka/HBase deployments run them: a real ZooKeeper 3.8.0 with a TLS
 // client port that also requires SASL DIGEST-MD5. The SASL exchange runs inside TLS, on every connection.
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it } from "../support/bdd.ts";
+import { beforeAll, afterAll } from "../support/secure-hooks.ts";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

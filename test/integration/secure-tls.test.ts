@@ -1,7 +1,8 @@
 // TLS against real ZooKeeper 3.8.0 secure client ports (Netty factory, PEM stores, openssl-made
 // certificates): CA-only and mutual TLS, the x509 identity and x509 ACLs, reconnects through TLS,
 // and certificate failures that must end connect() quickly with a message naming the TLS problem.
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it } from "../support/bdd.ts";
+import { beforeAll, afterAll } from "../support/secure-hooks.ts";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { execFileSync } from "node:child_process";
