@@ -7,7 +7,6 @@ import { encodeRequest } from "../protocol/frame.ts";
 import { JuteWriter } from "../protocol/jute.ts";
 import { Connection, type InFlight } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
-import { Fifo } from "./fifo.ts";
 import { HostList } from "./hosts.ts";
 import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
 import { ReadOnlyProbe } from "./readonly-probe.ts";
@@ -15,6 +14,7 @@ import { type Request, encodeUserRequest, inFlightFor, patchXid } from "./reques
 import { type SaslClient, SaslRefused, saslExchange } from "./sasl-exchange.ts";
 import { isCertificateError } from "./tls-errors.ts";
 import type { Dialer } from "./transport.ts";
+import { WaitQueue } from "./wait-queue.ts";
 import type { SessionState, Logger, WatchedEvent } from "./types.ts";
 import type { WatchRegistry } from "./watches.ts";
 import type { ConnectionOptions as TlsOptions } from "node:tls";
@@ -42,12 +42,6 @@ export interface SessionOptions {
   fourLetter?: (host: HostPort, cmd: string) => Promise<string>;
 }
 
-interface Queued {
-  frame: Uint8Array;
-  inFlight: InFlight;
-  timer: ReturnType<typeof setTimeout> | null;
-}
-
 const TERMINAL: ReadonlySet<SessionState> = new Set(["expired", "authFailed", "closed"]);
 
 export class Session {
@@ -59,7 +53,7 @@ export class Session {
   private readonly o: SessionOptions;
   private readonly hosts: HostList;
   private readonly writer = new JuteWriter(1024);
-  private readonly queue = new Fifo<Queued>();
+  private readonly queue = new WaitQueue();
   private readonly auths: AuthEntry[] = [];
   private conn: Connection | null = null;
   private xid = 1;
@@ -255,11 +249,7 @@ export class Session {
   private prime(conn: Connection): void {
     for (const a of this.auths) sendAuth(conn, a, this.writer, (x) => this.authRefused(x));
     sendSetWatches(conn, watchBatches(this.o.watches, this.lastZxid), () => this.nextXid(), this.writer, this.log);
-    while (this.queue.length > 0) {
-      const q = this.queue.shift()!;
-      if (q.timer) clearTimeout(q.timer);
-      this.transmit(conn, q.frame, q.inFlight);
-    }
+    this.queue.release((frame, inFlight) => this.transmit(conn, frame, inFlight));
   }
 
   private authRefused(a: AuthEntry): void {
@@ -295,24 +285,8 @@ export class Session {
         return;
       }
       // Not connected: wait for the next connection, but never longer than a session could survive.
-      const q: Queued = { frame, inFlight, timer: null };
-      const wait = this.negotiatedTimeout || this.o.connectTimeout;
-      q.timer = setTimeout(() => {
-        q.timer = null;
-        if (this.dequeue(q)) inFlight.onFail(ErrorCode.CONNECTIONLOSS, `not connected for ${wait} ms`);
-      }, wait);
-      this.queue.push(q);
+      this.queue.push(frame, inFlight, this.negotiatedTimeout || this.o.connectTimeout);
     });
-  }
-
-  private dequeue(q: Queued): boolean {
-    const rest = this.queue.drain();
-    let found = false;
-    for (const item of rest) {
-      if (item === q) found = true;
-      else this.queue.push(item);
-    }
-    return found;
   }
 
   private transmit(conn: Connection, frame: Uint8Array, inFlight: InFlight): void {
@@ -408,10 +382,7 @@ export class Session {
     this.sleeping?.wake();
     this.conn?.close(reason, code);
     const err = new ZooKeeperError(code, reason);
-    for (const q of this.queue.drain()) {
-      if (q.timer) clearTimeout(q.timer);
-      q.inFlight.onFail(code, reason);
-    }
+    this.queue.failAll(code, reason);
     for (const a of this.auths) for (const w of a.waiters.splice(0)) w.reject(err);
     if (this.firstConnect) {
       this.firstConnect.reject(new ZooKeeperError(code, reason));

@@ -1,7 +1,7 @@
 // The public client (API.md "Connecting" and "Operations"): validates arguments, maps client paths
 // to server paths, builds requests for the session and registers watches when replies arrive.
 import { EventEmitter } from "node:events";
-import { AddWatchMode, CreateMode, ErrorCode, EventType, KeeperState, OpCode, WatcherType } from "../protocol/constants.ts";
+import { AddWatchMode, CreateMode, ErrorCode, EventType, OpCode, WatcherType } from "../protocol/constants.ts";
 import { parseConnectString } from "../protocol/connect-string.ts";
 import { ProtocolError } from "../protocol/errors.ts";
 import { DEFAULT_MAX_BUFFER } from "../protocol/jute.ts";
@@ -19,6 +19,7 @@ import { dialSocket, type Dialer } from "./transport.ts";
 import type { ConnectOptions, CreateOptions, Data, Logger, OpResult, SessionState, WatchedEvent, Watcher } from "./types.ts";
 import { checkAcl, checkCreateMode, checkPath, checkVersion, checkWatcher, toBytes } from "./validate.ts";
 import { watchIterator } from "./watch-iterator.ts";
+import { removeWatchers } from "./watch-removal.ts";
 import { type WatchKind, WatchRegistry } from "./watches.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -355,31 +356,9 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     await this.removeLocal("removeAllWatches", path, type, undefined);
   }
 
-  private async removeLocal(op: string, path: string, type: number, watcher: Watcher | undefined): Promise<void> {
-    const kinds = kindsFor(op, path, type);
-    const serverPath = this.server(path);
-    const removed: [Watcher, number][] = [];
-    let dataTable = false;
-    let childTable = false;
-    for (const kind of kinds) {
-      for (const w of this.watches.remove(kind, serverPath, watcher)) {
-        removed.push([w, kind === "child" ? EventType.ChildWatchRemoved : kind === "data" || kind === "exist" ? EventType.DataWatchRemoved : EventType.PersistentWatchRemoved]);
-        if (kind !== "child") dataTable = true;
-        if (kind === "child" || kind === "persistent") childTable = true;
-      }
-    }
-    if (removed.length === 0) throw new ZooKeeperError(ErrorCode.NOWATCHER, "no such watcher is registered", { op, path });
-    for (const [w, evType] of removed) this.deliver([w], { type: evType, state: KeeperState.SyncConnected, path });
-    const dropData = dataTable && !this.watches.needsServerTable("data", serverPath);
-    const dropChild = childTable && !this.watches.needsServerTable("child", serverPath);
-    if (!dropData && !dropChild) return;
-    const serverType = dropData && dropChild ? WatcherType.Any : dropData ? WatcherType.Data : WatcherType.Children;
-    try {
-      await this.request<void>({ opcode: OpCode.removeWatches, op, path, write: (w) => Ops.removeWatches.writeRequest(w, { path: serverPath, type: serverType }) });
-    } catch (e) {
-      // The server may have fired (and so dropped) its watch already; locally it is gone either way.
-      if (!(e instanceof ZooKeeperError && e.code === ErrorCode.NOWATCHER)) throw e;
-    }
+  private removeLocal(op: string, path: string, type: number, watcher: Watcher | undefined): Promise<void> {
+    const ctx = { watches: this.watches, deliver: (ws: Iterable<Watcher>, e: WatchedEvent) => this.deliver(ws, e), request: (r: Request<void>) => this.request(r) };
+    return removeWatchers(ctx, op, path, this.server(path), type, watcher);
   }
 
   /** A persistent watch as an async iterator, removed when the loop ends or `signal` aborts. */
@@ -438,23 +417,6 @@ function saslFactory(o: NonNullable<ConnectOptions["sasl"]>): () => ReturnType<t
   if (o.mechanism !== "DIGEST-MD5") throw badArguments(`unsupported SASL mechanism ${JSON.stringify(o.mechanism)} (DIGEST-MD5 is supported)`, "connect");
   if (typeof o.username !== "string" || typeof o.password !== "string") throw badArguments("sasl needs a username and a password", "connect");
   return () => digestMd5({ username: o.username, password: o.password, protocol: "zookeeper", serverName: o.serverName ?? "zk-sasl-md5" });
-}
-
-function kindsFor(op: string, path: string, type: number): WatchKind[] {
-  switch (type) {
-    case WatcherType.Children:
-      return ["child"];
-    case WatcherType.Data:
-      return ["data", "exist"];
-    case WatcherType.Any:
-      return ["data", "exist", "child", "persistent", "persistentRecursive"];
-    case WatcherType.Persistent:
-      return ["persistent"];
-    case WatcherType.PersistentRecursive:
-      return ["persistentRecursive"];
-    default:
-      throw badArguments(`type must be a WatcherType, got ${String(type)}`, op, path);
-  }
 }
 
 export { Op };
