@@ -50,7 +50,9 @@ const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
 function vitestCounts(jsonFile, out) {
   try {
     const r = JSON.parse(readFileSync(jsonFile, "utf8"));
-    return { passed: r.numPassedTests, failed: r.numFailedTests + (r.numFailedTestSuites ?? 0) };
+    // A file that failed without a failed test (import or hook error) counts as one failure.
+    const broken = (r.testResults ?? []).filter((f) => f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed"));
+    return { passed: r.numPassedTests, failed: r.numFailedTests + broken.length };
   } catch {
     const text = stripAnsi(out);
     const line = /^\s*Tests\s+(.*)$/m.exec(text)?.[1] ?? "";
