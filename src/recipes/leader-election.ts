@@ -8,7 +8,7 @@ import { Op, Transaction, ZooKeeperError, isZooKeeperError } from "../client/ind
 import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
 import { LATCH, protectedPrefix, sortCandidates } from "./candidates.ts";
 import { createWithParents } from "./containers.ts";
-import { Serial, deleteNode, findProtected, linkFresh, untilConnected } from "./support.ts";
+import { Serial, TERMINAL, deleteNode, findProtected, untilConnected } from "./support.ts";
 
 export type RevokeReason = "resigned" | "disconnected" | "expired" | "deleted" | "closed";
 
@@ -54,6 +54,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private leaderToken: bigint | undefined;
   private leaderVersion = 0;
   private checkQueued = false;
+  private heardBeforeDrop: number | null = null; // zk.lastHeardAt when the link dropped
   private retry: ReturnType<typeof setTimeout> | null = null;
   private ended: unknown = null; // why the election ended (rejects later calls)
   private waiters = new Set<{ resolve(): void; reject(e: unknown): void }>();
@@ -74,16 +75,20 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   }
 
   /**
-   * True only while this participant leads and nothing casts doubt on it: the session is connected
-   * (revokeOn "disconnected") and, when the client reports it, the server was heard from within the
-   * read timeout. A process resuming from a pause therefore reads false before any timer has run.
+   * True only while this participant leads and nothing casts doubt on it. With revokeOn "disconnected":
+   * the session is connected and the server was heard from within the read timeout (2/3 of the session
+   * timeout), so a process resuming from a pause (SIGSTOP, a long GC or a blocked event loop) reads
+   * false before any timer or socket callback has run. With revokeOn "expired": the server was heard
+   * from within 90% of the session timeout (the server can expire the session one session timeout
+   * after it last heard from us; the 10% margin covers the latency between its hearing and ours).
    */
   get isLeader(): boolean {
     if (!this.leading || this.phase !== "started") return false;
-    const state = this.zk.state;
-    const timeout = this.zk.negotiatedTimeout;
-    if (this.revokeOn === "disconnected") return state === "connected" && linkFresh(this.zk, (timeout * 2) / 3);
-    return (state === "connected" || state === "connectedReadOnly" || state === "disconnected" || state === "connecting") && linkFresh(this.zk, timeout);
+    // While not connected, count from the last bytes of the dropped link, not from a new link's dialling.
+    const heard = this.zk.state === "connected" ? this.zk.lastHeardAt : (this.heardBeforeDrop ?? this.zk.lastHeardAt);
+    const silent = performance.now() - heard;
+    if (this.revokeOn === "disconnected") return this.zk.state === "connected" && silent < this.zk.readTimeout;
+    return !TERMINAL.has(this.zk.state) && silent < this.zk.negotiatedTimeout * 0.9;
   }
 
   /** Fencing token while leading: the czxid of our candidate znode (grows from leader to leader). */
@@ -342,6 +347,8 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
 
   private readonly onState = (state: SessionState): void => {
     if (this.phase !== "started") return;
+    if (state === "connected") this.heardBeforeDrop = null;
+    else this.heardBeforeDrop ??= this.zk.lastHeardAt;
     switch (state) {
       case "connected":
         this.requestCheck();

@@ -14,7 +14,7 @@ export class Serial {
   }
 }
 
-const TERMINAL: ReadonlySet<SessionState> = new Set(["expired", "closed", "authFailed"]);
+export const TERMINAL: ReadonlySet<SessionState> = new Set(["expired", "closed", "authFailed"]);
 
 /** Resolves once the session is connected (read-write); rejects when it has ended. */
 export function untilConnected(zk: ZooKeeper): Promise<void> {
@@ -63,14 +63,4 @@ export async function findProtected(zk: ZooKeeper, parent: string, prefix: strin
     if (isZooKeeperError(e, ErrorCode.NONODE)) return null;
     throw e;
   }
-}
-
-/**
- * Whether the server was heard from within `ms`. Uses the client's `lastHeardAt` (performance.now()
- * of the last bytes from the server) when the client has it; without it this check cannot be made.
- */
-export function linkFresh(zk: ZooKeeper, ms: number): boolean {
-  const heard = (zk as unknown as { lastHeardAt?: unknown }).lastHeardAt;
-  if (typeof heard !== "number" || !(ms > 0)) return true;
-  return performance.now() - heard < ms;
 }

@@ -147,6 +147,10 @@ describe("LeaderElection under faults", () => {
     const tx = timeline(x);
     const tfd = timeline(fd);
     const tfx = timeline(fx);
+    const leaderWhenTakenOver: string[] = [];
+    const why = (name: string, e: LeaderElection, zk: ZooKeeper) => `${name}:${e.isLeader} silent ${Math.round(performance.now() - zk.lastHeardAt)} ms, ${zk.state}`;
+    fd.on("elected", () => leaderWhenTakenOver.push(why("D", d, dzk)));
+    fx.on("elected", () => leaderWhenTakenOver.push(why("X", x, xzk)));
     const t0 = performance.now();
     p.blackhole(true);
     await until("X revoked", () => tx.revoked.length > 0, 10_000);
@@ -155,6 +159,7 @@ describe("LeaderElection under faults", () => {
     assert.equal(td.revoked[0], "disconnected");
     assert.ok(td.at["revoked:disconnected"] < tfd.at.elected, "D stepped down before FD took over");
     assert.deepEqual(tx.revoked, ["expired"]);
+    assert.deepEqual(leaderWhenTakenOver.filter((w) => w.includes("true")), [], "no overlap: the old leader's isLeader was false when the successor was elected");
     assert.ok(tfx.at.elected !== undefined);
     await assert.rejects(x.waitForLeadership(), (e: unknown) => e instanceof ZooKeeperError && e.code === ErrorCode.SESSIONEXPIRED);
     assert.equal(xzk.state, "expired");
@@ -165,5 +170,19 @@ describe("LeaderElection under faults", () => {
     );
     p.blackhole(false);
     await Promise.all([fd, fx].map((e) => e.close()));
+  });
+  it("a paused process reads isLeader false on resuming, before any timer or socket callback runs", async () => {
+    const zk = await client(server.connectString, 3000);
+    const e = await join(zk, `${root}/paused`, "sleeper");
+    await until("elected", () => e.isLeader, 2000);
+    const revoked = nextEvent<[RevokeReason]>(e, "revoked", 10_000);
+    // Block the event loop past the read timeout: what a SIGSTOP or a long GC pause looks like from inside.
+    const end = performance.now() + zk.readTimeout + 100;
+    while (performance.now() < end);
+    assert.equal(e.isLeader, false, "in doubt the moment it resumes");
+    assert.equal(e.token, undefined);
+    const [reason] = await revoked;
+    assert.ok(reason === "disconnected" || reason === "expired", reason);
+    await e.close();
   });
 });
