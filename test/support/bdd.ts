@@ -1,5 +1,5 @@
-// One test API for three runtimes: vitest under Node, node:test under Bun and Deno
-// (both run node:test files natively). Assertions use node:assert/strict everywhere.
+// One test API for three runtimes: vitest under Node, bun:test under Bun (its node:test ignores hook
+// timeouts), node:test under Deno. Assertions use node:assert/strict everywhere.
 type Fn = () => unknown;
 type Suite = (name: string, fn: Fn) => void;
 type Test = (name: string, fn: Fn, timeoutMs?: number) => void;
@@ -18,6 +18,12 @@ async function load(): Promise<Bdd> {
   if (process.env.VITEST) {
     const v = await import("vitest");
     return { describe: v.describe, it: v.it, beforeAll: v.beforeAll, afterAll: v.afterAll, beforeEach: v.beforeEach, afterEach: v.afterEach } as unknown as Bdd;
+  }
+  if ("Bun" in globalThis) {
+    // A variable specifier keeps other runtimes' type checkers away from the Bun-only module.
+    const bunTest = "bun:test";
+    const b = (await import(bunTest)) as Bdd;
+    return { describe: b.describe, it: b.it, beforeAll: b.beforeAll, afterAll: b.afterAll, beforeEach: b.beforeEach, afterEach: b.afterEach };
   }
   const t = await import("node:test");
   // node:test takes options before the function; adapt the vitest-style (name, fn, timeout) order.
