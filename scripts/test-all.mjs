@@ -128,6 +128,12 @@ try {
   }
   const env = { ...process.env, ZK_CONNECT: process.env.ZK_CONNECT || shared.connectString };
 
+  // Strict type check of sources, tests, bench and examples; the build gives the examples the package.
+  const typecheck = await run("npx", ["--no", "tsc", "-p", "tsconfig.json", "--noEmit"], env);
+  record("typecheck", typecheck, genericCounts("", typecheck.code));
+  const build = await run("npm", ["run", "build"], env);
+  record("build (esm+cjs)", build, genericCounts("", build.code));
+
   const vitestJson = join(work, "vitest.json");
   const node = await run("npx", ["--no", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`], env);
   record("node (vitest)", node, vitestCounts(vitestJson, node.out));
@@ -140,6 +146,17 @@ try {
   const junit = join(work, "deno.xml");
   const deno = await run("npx", ["--no", "deno", "test", "-A", `--junit-path=${junit}`, ...files], env);
   record("deno", deno, denoCounts(junit));
+
+  // The examples, once each against the shared server: one program per runtime.
+  const examples = [
+    ["node", ["examples/node/main.mjs"]],
+    ["npx", ["--no", "bun", "examples/bun/main.ts"]],
+    ["npx", ["--no", "deno", "run", "-A", "examples/deno/main.ts"]],
+  ];
+  for (const [cmd, args] of examples) {
+    const ex = await run(cmd, args, env);
+    record(`example ${args.at(-1).split("/")[1]}`, ex, genericCounts("", ex.code));
+  }
 
   const pkg = JSON.parse(readFileSync("package.json", "utf8"));
   if (process.env.STRESS === "1" || process.env.CI === "true") {
