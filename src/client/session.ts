@@ -93,8 +93,9 @@ export class Session {
 
   /** performance.now() time of the last bytes received from a server of this session. */
   get lastHeardAt(): number {
+    // A connection still dialling or handshaking has heard nothing yet: it must not look fresh.
     const c = this.conn;
-    return c && !c.closed ? c.lastReceived : this.lastHeard;
+    return c && !c.closed && this.connected ? c.lastReceived : this.lastHeard;
   }
 
   /** The remote address of the live connection ("host:port"), if any. */
