@@ -22,7 +22,8 @@ async function load(): Promise<Bdd> {
   if ("Bun" in globalThis) {
     // A variable specifier keeps other runtimes' type checkers away from the Bun-only module.
     const bunTest = "bun:test";
-    const b = (await import(bunTest)) as Bdd;
+    const b = (await import(bunTest)) as Bdd & { setDefaultTimeout(ms: number): void };
+    b.setDefaultTimeout(120_000); // hooks without an explicit timeout get the same room as under vitest
     return { describe: b.describe, it: b.it, beforeAll: b.beforeAll, afterAll: b.afterAll, beforeEach: b.beforeEach, afterEach: b.afterEach };
   }
   const t = await import("node:test");
