@@ -13,6 +13,12 @@ import { fileURLToPath } from "node:url";
 const CROSS_RUNTIME = [
   "test/unit",
   "test/integration/harness.test.ts",
+  "test/integration/secure-tls.test.ts",
+  "test/integration/secure-tls13.test.ts",
+  "test/integration/secure-sasl.test.ts",
+  "test/integration/secure-tls-sasl.test.ts",
+  "test/integration/secure-secrets.test.ts",
+  "test/interop/curator-latch.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
