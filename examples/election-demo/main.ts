@@ -3,6 +3,7 @@
 // session. Prints a timeline with the failover latency and which participants' watches fired.
 //   npm run demo                       (brings up a throwaway ZooKeeper, tickTime 500)
 //   ZK_CONNECT=127.0.0.1:2181 npm run demo
+import { randomUUID } from "node:crypto";
 import process from "node:process";
 import { killAllParticipants, spawnParticipant, type ParticipantLine, type ParticipantProcess } from "../../test/support/participant-process.ts";
 import { startStandalone, type ZkServer } from "../../test/support/zk-server.ts";
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
     connectString = server.connectString;
     say(now(), "zookeeper", `throwaway server ${connectString} (tickTime 500)`);
   } else say(now(), "zookeeper", `using ZK_CONNECT=${connectString}`);
-  const path = `/election-demo-${crypto.randomUUID().slice(0, 8)}`;
+  const path = `/election-demo-${randomUUID().slice(0, 8)}`;
   say(now(), "demo", `election ${path}, ${MACHINES} participants, session timeout ${SESSION_MS} ms`);
 
   const machines: ParticipantProcess[] = [];

@@ -2,6 +2,7 @@
 // real server (tickTime 500, so short sessions are allowed and expire quickly).
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
+import process from "node:process";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { OpCode } from "../../src/protocol/constants.ts";
 import { LeaderElection, type RevokeReason } from "../../src/recipes/index.ts";
@@ -54,7 +55,7 @@ describe("LeaderElection under faults", () => {
     await Promise.all(clients.map((zk) => zk.close()));
     await Promise.all(proxies.map((p) => p.close()));
     await server?.close();
-  });
+  }, 30_000);
 
   it("a candidate create whose reply is lost is adopted after the reconnect: exactly one znode of ours", async () => {
     const p = await proxy();
@@ -81,7 +82,7 @@ describe("LeaderElection under faults", () => {
     await e.close();
     await elected;
     await other.close();
-  });
+  }, 30_000);
 
   it("the server fences a leader's transaction once its znode is gone, even before the leader hears of it", async () => {
     const p = await proxy();
@@ -104,7 +105,7 @@ describe("LeaderElection under faults", () => {
     assert.deepEqual(await revoked, ["deleted"]);
     p.delay(0);
     await e.close();
-  });
+  }, 30_000);
 
   it("revokeOn 'disconnected' steps down at once and regains; 'expired' keeps leading through a short outage", async () => {
     const p = await proxy();
@@ -130,7 +131,7 @@ describe("LeaderElection under faults", () => {
     assert.equal(x.isLeader, true);
     assert.deepEqual(followers.map((f) => f.at.elected), [undefined, undefined], "no follower was elected meanwhile");
     await Promise.all([d, x, fd, fx].map((e) => e.close()));
-  });
+  }, 30_000);
 
   it("a lost session: 'disconnected' steps down before the successor is elected; 'expired' is revoked with 'expired'", async () => {
     const p = await proxy();
@@ -164,9 +165,9 @@ describe("LeaderElection under faults", () => {
     await assert.rejects(x.waitForLeadership(), (e: unknown) => e instanceof ZooKeeperError && e.code === ErrorCode.SESSIONEXPIRED);
     assert.equal(xzk.state, "expired");
     const ms = (k: number | undefined) => (k === undefined ? "-" : `${Math.round(k - t0)} ms`);
-    console.log(
+    process.stdout.write(
       `lost session (T=3000): D revoked ${ms(td.at["revoked:disconnected"])}, FD elected ${ms(tfd.at.elected)}; ` +
-        `X revoked ${ms(tx.at["revoked:expired"])}, FX elected ${ms(tfx.at.elected)}`,
+        `X revoked ${ms(tx.at["revoked:expired"])}, FX elected ${ms(tfx.at.elected)}\n`,
     );
     p.blackhole(false);
     await Promise.all([fd, fx].map((e) => e.close()));
@@ -184,5 +185,5 @@ describe("LeaderElection under faults", () => {
     const [reason] = await revoked;
     assert.ok(reason === "disconnected" || reason === "expired", reason);
     await e.close();
-  });
+  }, 30_000);
 });

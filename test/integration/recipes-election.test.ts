@@ -2,12 +2,13 @@
 // ordering rules, fencing. Several sessions in one process; faults live in recipes-election-faults.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { CreateMode, ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { LeaderElection, type RevokeReason } from "../../src/recipes/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { nextEvent, sleep, until } from "../support/participant-wait.ts";
 
-const root = `/t-recipes-election-${crypto.randomUUID().slice(0, 8)}`;
+const root = `/t-recipes-election-${randomUUID().slice(0, 8)}`;
 let connectString = "";
 const clients: ZooKeeper[] = [];
 
@@ -42,7 +43,7 @@ describe("LeaderElection", () => {
 
   afterAll(async () => {
     await Promise.all(clients.map((zk) => zk.close()));
-  });
+  }, 30_000);
 
   it("elects exactly one leader, the lowest sequence, and lists the participants in order", async () => {
     const path = `${root}/one/deep/election`; // missing parents are created (as containers)
@@ -62,7 +63,7 @@ describe("LeaderElection", () => {
     assert.equal(stat?.ephemeralOwner, 0n);
     for (const e of es) assert.equal(e.token === undefined, e !== leader);
     await Promise.all(es.map((e) => e.close()));
-  });
+  }, 30_000);
 
   it("hands over within 1 s when the leader closes, and the token grows", async () => {
     const es = await participants(`${root}/close`, 3);
@@ -84,7 +85,7 @@ describe("LeaderElection", () => {
     }
     assert.ok(tokens[0] < tokens[1] && tokens[1] < tokens[2], `tokens ${tokens.join(" < ")}`);
     await es[2].close();
-  });
+  }, 30_000);
 
   it("resign hands over within 1 s and the resigner rejoins at the back", async () => {
     const es = await participants(`${root}/resign`, 3);
@@ -104,7 +105,7 @@ describe("LeaderElection", () => {
     await back;
     assert.equal(es[0].isLeader, true);
     await es[0].close();
-  });
+  }, 30_000);
 
   it("a leader whose znode someone deletes is revoked with 'deleted' and stands again", async () => {
     const es = await participants(`${root}/deleted`, 2);
@@ -118,7 +119,7 @@ describe("LeaderElection", () => {
     await until("p0 has a new candidate", async () => (await es[1].participants()).map((p) => p.id).join() === "p1,p0");
     assert.equal(leaders(es).length, 1);
     await Promise.all(es.map((e) => e.close()));
-  });
+  }, 30_000);
 
   it("no herd effect: with 10 participants each change wakes at most one of them", async () => {
     const es = await participants(`${root}/herd`, 10);
@@ -143,7 +144,7 @@ describe("LeaderElection", () => {
     assert.equal(leaders(es).length, 1);
     assert.equal(es[5].isLeader, true);
     await Promise.all(es.map((e) => e.close()));
-  });
+  }, 30_000);
 
   it("orders by the sequence after the last 'latch-', not by the whole name, and ignores other children", async () => {
     const path = `${root}/order`;
@@ -161,7 +162,7 @@ describe("LeaderElection", () => {
     await other.delete(early);
     // Now a foreign "zzz-" candidate and a Curator-like one come first; a new participant queues behind them.
     const zzz = await other.create(`${path}/zzz-latch-`, "foreign-z", { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
-    const curator = await other.create(`${path}/_c_${crypto.randomUUID()}-latch-`, "curator", { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+    const curator = await other.create(`${path}/_c_${randomUUID()}-latch-`, "curator", { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
     const late = await participants(path, 1);
     assert.deepEqual((await late[0].participants()).map((p) => p.id), ["foreign-z", "curator", "p0"]);
     assert.equal((await late[0].leader())?.id, "foreign-z");
@@ -174,7 +175,7 @@ describe("LeaderElection", () => {
     await other.delete(curator);
     await elected;
     await late[0].close();
-  });
+  }, 30_000);
 
   it("fencing: transaction() commits while leading and is refused once leadership is gone", async () => {
     const es = await participants(`${root}/fence`, 2);
@@ -195,7 +196,7 @@ describe("LeaderElection", () => {
     assert.equal(es[1].isLeader, true);
     await es[1].transaction().setData(resource, "3").commit();
     await Promise.all(es.map((e) => e.close()));
-  });
+  }, 30_000);
 
   it("waitForLeadership resolves on election, honours timeout and abort, and run() hands over after fn", async () => {
     const es = await participants(`${root}/wait`, 2);
@@ -234,5 +235,5 @@ describe("LeaderElection", () => {
     assert.equal(await reason, "deleted");
     await Promise.all(es.map((e) => e.close()));
     await assert.rejects(es[0].waitForLeadership(), (e: unknown) => e instanceof ZooKeeperError);
-  });
+  }, 30_000);
 });

@@ -2,12 +2,13 @@
 // "change" events with the right lists; a member whose znode is deleted while its session lives rejoins.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { GroupMember, type Member } from "../../src/recipes/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { until } from "../support/participant-wait.ts";
 
-const root = `/t-recipes-group-${crypto.randomUUID().slice(0, 8)}`;
+const root = `/t-recipes-group-${randomUUID().slice(0, 8)}`;
 let connectString = "";
 const clients: ZooKeeper[] = [];
 
@@ -33,7 +34,7 @@ describe("GroupMember", () => {
 
   afterAll(async () => {
     await Promise.all(clients.map((zk) => zk.close()));
-  });
+  }, 30_000);
 
   it("join, leave and crash produce change events with the sorted member lists", async () => {
     const path = `${root}/workers`;
@@ -56,7 +57,7 @@ describe("GroupMember", () => {
     assert.deepEqual(seen, ["a-leader=lead", "a-leader=lead,c=10.0.0.3:80", "a-leader=lead,b=b,c=10.0.0.3:80", "a-leader=lead,c=10.0.0.3:80", "a-leader=lead"]);
     await leaderSide.leave();
     assert.deepEqual(await leaderSide.members(), []);
-  });
+  }, 30_000);
 
   it("a member whose znode is deleted while its session lives joins again", async () => {
     const path = `${root}/rejoin`;
@@ -70,7 +71,7 @@ describe("GroupMember", () => {
     assert.equal(text(await a.members()), "a=null,b=null");
     await a.leave();
     await b.leave();
-  });
+  }, 30_000);
 
   it("an id held by another session is refused with NODEEXISTS", async () => {
     const path = `${root}/taken`;
@@ -81,5 +82,5 @@ describe("GroupMember", () => {
     await first.leave();
     await second.join();
     await second.leave();
-  });
+  }, 30_000);
 });

@@ -2,11 +2,12 @@
 // kill -9 of the leader hands over, and a Curator LeaderLatch (Java) and ours agree on one leader.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { killAllParticipants, spawnParticipant, type ParticipantProcess } from "../support/participant-process.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { killAllParticipants as killAllJava, startParticipant as startJava } from "../interop/java-participant.ts";
 
-const root = `/t-recipes-process-${crypto.randomUUID().slice(0, 8)}`;
+const root = `/t-recipes-process-${randomUUID().slice(0, 8)}`;
 const SESSION_MS = 4000; // the shared server's minimum (tickTime 2000)
 let connectString = "";
 
