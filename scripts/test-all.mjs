@@ -13,6 +13,12 @@ import { fileURLToPath } from "node:url";
 const CROSS_RUNTIME = [
   "test/unit",
   "test/integration/harness.test.ts",
+  "test/integration/client-ops.test.ts",
+  "test/integration/client-watches.test.ts",
+  "test/integration/client-auth.test.ts",
+  "test/integration/client-session.test.ts",
+  "test/integration/client-ensemble.test.ts",
+  "test/integration/client-readonly.test.ts",
   "test/integration/secure-tls.test.ts",
   "test/integration/secure-tls13.test.ts",
   "test/integration/secure-sasl.test.ts",
