@@ -11,7 +11,8 @@ export type Garbage =
   | "short-frame" // a 3-byte frame: too short for a ReplyHeader
   | "junk-reply" // a well-framed reply whose xid nobody asked for
   | "bad-body" // a reply with the right xid, err 0, and a body whose string length is hostile
-  | "random"; // 4 KB of random bytes
+  | "random" // 4 KB of random bytes
+  | "trickle"; // a 1000-byte frame header, then one byte every 200 ms: a frame that never finishes in time
 
 export interface FakeServerOptions {
   garbage: Garbage;
@@ -136,6 +137,7 @@ function garbageBytes(kind: Garbage, xid: number): Buffer {
       b.writeInt32BE(0x7fffffff, 20);
       return b;
     }
+    case "trickle":
     case "random": {
       const b = Buffer.alloc(4096);
       for (let i = 0; i < b.length; i++) b[i] = (Math.random() * 256) | 0;
@@ -166,10 +168,15 @@ export async function startFakeServer(opts: FakeServerOptions): Promise<FakeServ
             if (xid >= 0) break;
           }
         }
-        if (!s.destroyed) {
-          s.write(garbageBytes(opts.garbage, xid));
-          sent++;
+        if (s.destroyed) return;
+        sent++;
+        if (opts.garbage === "trickle") {
+          s.write(Buffer.from([0, 0, 0x03, 0xe8]));
+          const t = setInterval(() => (s.destroyed ? clearInterval(t) : s.write(Buffer.from([0]))), 200);
+          s.once("close", () => clearInterval(t));
+          return;
         }
+        s.write(garbageBytes(opts.garbage, xid));
       } catch {
         s.destroy();
       }
@@ -186,6 +193,116 @@ export async function startFakeServer(opts: FakeServerOptions): Promise<FakeServ
     },
     get sent() {
       return sent;
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+// --- a relay that corrupts server frames ---
+
+export interface MutatingRelay {
+  readonly port: number;
+  readonly connectString: string;
+  /** Server frames relayed and how many of them were corrupted. */
+  readonly stats: { frames: number; mutated: number; byKind: Record<string, number>; recent: string[] };
+  /** Probability (0..1) that a server frame after the handshake is corrupted. */
+  setRate(rate: number): void;
+  close(): Promise<void>;
+}
+
+/** One random corruption of a whole frame (prefix included). Never touches the ReplyHeader zxid (payload bytes 4..11). */
+function corrupt(frame: Buffer, byKind: Record<string, number>): Buffer {
+  const b = Buffer.from(frame);
+  const pick = Math.floor(Math.random() * 5);
+  const kind = ["flip", "int", "truncate", "prefix", "extend"][pick]!;
+  byKind[kind] = (byKind[kind] ?? 0) + 1;
+  const safe = (at: number): boolean => at < 8 || at >= 16; // whole-frame offsets of the zxid: 8..15
+  switch (kind) {
+    case "flip": {
+      for (let n = 1 + Math.floor(Math.random() * 3); n > 0; n--) {
+        const at = 4 + Math.floor(Math.random() * Math.max(1, b.length - 4));
+        if (at < b.length && safe(at)) b[at]! ^= 1 << Math.floor(Math.random() * 8);
+      }
+      return b;
+    }
+    case "int": {
+      const slots = Math.floor((b.length - 4) / 4);
+      const at = 4 + 4 * Math.floor(Math.random() * Math.max(1, slots));
+      const values = [-1, 0, 1, 0x7fffffff, -0x80000000, b.length, Math.floor(Math.random() * 2 ** 32) | 0];
+      if (at + 4 <= b.length && safe(at) && safe(at + 3)) b.writeInt32BE(values[Math.floor(Math.random() * values.length)]!, at);
+      return b;
+    }
+    case "truncate": {
+      // A shorter payload with a consistent prefix: the stream stays framed, the record is cut.
+      const len = Math.floor(Math.random() * (b.length - 4));
+      b.writeInt32BE(len, 0);
+      return b.subarray(0, 4 + len);
+    }
+    case "prefix": {
+      // A lying length prefix: the stream loses its framing from here on.
+      b.writeInt32BE(Math.max(0, b.length - 4 + Math.floor(Math.random() * 41) - 20), 0);
+      return b;
+    }
+    default: {
+      // Trailing junk inside a consistent frame.
+      const extra = Buffer.alloc(1 + Math.floor(Math.random() * 16), Math.floor(Math.random() * 256));
+      const out = Buffer.concat([b, extra]);
+      out.writeInt32BE(out.length - 4, 0);
+      return out;
+    }
+  }
+}
+
+export async function startMutatingRelay(upstream: { host: string; port: number }, rate: number): Promise<MutatingRelay> {
+  const sockets = new Set<net.Socket>();
+  const stats = { frames: 0, mutated: 0, byKind: {} as Record<string, number>, recent: [] as string[] };
+  let p = rate;
+  const server = net.createServer((client) => {
+    const up = net.connect(upstream);
+    for (const s of [client, up]) {
+      sockets.add(s);
+      s.on("error", () => {});
+      s.on("close", () => {
+        sockets.delete(s);
+        client.destroy();
+        up.destroy();
+      });
+    }
+    client.on("data", (b: Buffer) => up.write(b));
+    let acc: Buffer = Buffer.alloc(0);
+    let first = true;
+    up.on("data", (b: Buffer) => {
+      acc = Buffer.concat([acc, b]);
+      while (acc.length >= 4) {
+        const len = acc.readInt32BE(0);
+        if (acc.length < 4 + len) break;
+        const frame = acc.subarray(0, 4 + len);
+        acc = acc.subarray(4 + len);
+        stats.frames++;
+        if (!first && Math.random() < p) {
+          stats.mutated++;
+          const bad = corrupt(frame, stats.byKind);
+          // The last few corruptions, as hex before → after, for failure messages.
+          stats.recent.push(`${frame.subarray(0, 24).toString("hex")} -> ${bad.subarray(0, 24).toString("hex")}`);
+          if (stats.recent.length > 5) stats.recent.shift();
+          client.write(bad);
+        } else client.write(frame);
+        first = false;
+      }
+    });
+  });
+  server.on("error", () => {});
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    connectString: `127.0.0.1:${port}`,
+    stats,
+    setRate: (r) => {
+      p = r;
     },
     close: () => {
       for (const s of sockets) s.destroy();
