@@ -13,9 +13,7 @@ describe("server killed and restarted under load", () => {
   const root = `/hostile-restart-${randomUUID()}`;
 
   beforeAll(async () => {
-    // forceSync=yes: the harness default (no) lets kill -9 drop acknowledged writes from the log, and
-    // a server behind the client's last zxid rightly refuses to resume its session.
-    server = await startStandalone({ config: { forceSync: "yes" } });
+    server = await startStandalone();
   });
 
   afterAll(async () => {
