@@ -232,7 +232,11 @@ function corrupt(frame: Buffer, byKind: Record<string, number>): Buffer {
       const slots = Math.floor((b.length - 4) / 4);
       const at = 4 + 4 * Math.floor(Math.random() * Math.max(1, slots));
       const values = [-1, 0, 1, 0x7fffffff, -0x80000000, b.length, Math.floor(Math.random() * 2 ** 32) | 0];
-      if (at + 4 <= b.length && safe(at) && safe(at + 3)) b.writeInt32BE(values[Math.floor(Math.random() * values.length)]!, at);
+      let v = values[Math.floor(Math.random() * values.length)]!;
+      // Not a special xid (notification -1, ping -2, auth -4): a reply turned into one of those is
+      // indistinguishable from the real thing, and its request could only wait (as in any client).
+      if (at === 4 && v < 0 && v >= -8) v = 0x7fff0000;
+      if (at + 4 <= b.length && safe(at) && safe(at + 3)) b.writeInt32BE(v, at);
       return b;
     }
     case "truncate": {
