@@ -1,0 +1,19 @@
+// The issue-4 must-shows over a chaos run's findings: safety (no overlap, no foreign work, resumed
+// leaders step down first), liveness bounds per action kind, and no herd effect.
+import assert from "node:assert/strict";
+import type { ChaosFindings } from "./chaos-report.ts";
+import type { ChaosRecord } from "./chaos-run.ts";
+
+export function assertChaos(rec: ChaosRecord, f: ChaosFindings, minChanges: number): void {
+  assert.deepEqual(f.violations.map((v) => v.what).slice(0, 20), [], "safety violations");
+  assert.ok(f.changes >= minChanges, `only ${f.changes} leadership changes`);
+  assert.ok(f.workLines > 0, "leaders logged WORK lines");
+  const crash = rec.negotiatedMs + 1000; // the server expires a dead session, then the successor's watch fires
+  const bounds: Record<string, number> = { resign: 1000, close: 1000, kill: crash, stop: crash, server: crash };
+  for (const [kind, values] of Object.entries(f.latencyMs)) {
+    const slow = values.filter((v) => v > bounds[kind]).map((v) => Math.round(v));
+    assert.deepEqual(slow, [], `${kind}: failovers slower than ${bounds[kind]} ms`);
+  }
+  for (const a of rec.actions) assert.ok(f.latencyMs[a.kind]?.length, `${a.kind} measured`);
+  assert.ok(f.herdMax <= 1, `a znode's deletion woke ${f.herdMax} participants`);
+}

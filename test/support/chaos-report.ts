@@ -1,0 +1,94 @@
+// Turns a chaos run into findings (safety violations, failover latencies per action kind, herd size)
+// and a printable summary table.
+import { foreignWork, intervalsOf, overlaps, quantiles, setOrigin, type Interval, type Violation } from "./chaos-history.ts";
+import { timedEvents, type ActionKind, type ChaosRecord } from "./chaos-run.ts";
+
+export interface ChaosFindings {
+  violations: Violation[];
+  intervals: Interval[];
+  changes: number;
+  actionsByKind: Record<string, number>;
+  latencyMs: Record<string, number[]>; // per action kind: fault → first ELECTED after it
+  herdMax: number; // most participants woken by one znode's watch
+  watchedPaths: number;
+  workLines: number;
+  stopsChecked: number;
+  table: string;
+}
+
+export function analyze(rec: ChaosRecord): ChaosFindings {
+  setOrigin(rec.startNs);
+  const violations: Violation[] = [];
+  const intervals: Interval[] = [];
+  const work: { id: string; ns: bigint }[] = [];
+  const elected: bigint[] = [];
+  const watchers = new Map<string, Set<string>>();
+  let stopsChecked = 0;
+  for (const m of rec.members) {
+    const id = m.c.id;
+    const events = timedEvents(m);
+    const r = intervalsOf(id, events, rec.endNs);
+    intervals.push(...r.intervals);
+    violations.push(...r.problems);
+    for (const e of events) {
+      if (e.kind === "WORK") work.push({ id, ns: e.ns });
+      if (e.kind === "ELECTED") elected.push(e.ns);
+    }
+    for (const l of m.c.p.lines) {
+      if (l.kind !== "WATCH") continue;
+      const set = watchers.get(l.args[0]) ?? new Set<string>();
+      set.add(id);
+      watchers.set(l.args[0], set);
+    }
+    // A leader resumed after SIGSTOP steps down before it acts: its first line after SIGCONT.
+    for (const cont of m.marks.filter((x) => x.kind === "cont")) {
+      const stop = [...m.marks].reverse().find((x) => x.kind === "stop" && x.ns < cont.ns);
+      const wasLeading = stop && r.intervals.some((i) => i.start < stop.ns && i.end >= stop.ns);
+      if (!wasLeading) continue;
+      stopsChecked++;
+      const first = events.filter((e) => e.ns > cont.ns && (e.kind === "WORK" || e.kind === "REVOKED" || e.kind === "EXPIRED" || e.kind === "ELECTED")).sort((a, b) => (a.ns < b.ns ? -1 : 1))[0];
+      if (first && first.kind !== "REVOKED" && first.kind !== "EXPIRED") violations.push({ what: `${id} resumed from SIGSTOP and logged ${first.kind} before REVOKED` });
+    }
+  }
+  violations.push(...overlaps(intervals), ...foreignWork(work, intervals));
+  elected.sort((a, b) => (a < b ? -1 : 1));
+  const latencyMs: Record<string, number[]> = {};
+  const actionsByKind: Record<string, number> = {};
+  for (const a of rec.actions) {
+    actionsByKind[a.kind] = (actionsByKind[a.kind] ?? 0) + 1;
+    const next = elected.find((e) => e > a.ns);
+    if (next !== undefined) (latencyMs[a.kind] ??= []).push(Number(next - a.ns) / 1e6);
+  }
+  const herdMax = Math.max(0, ...[...watchers.values()].map((s) => s.size));
+  const changes = elected.length - 1;
+  const f = { violations, intervals, changes, actionsByKind, latencyMs, herdMax, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
+  f.table = table(rec, f);
+  return f;
+}
+
+const KINDS: ActionKind[] = ["resign", "close", "kill", "stop", "server"];
+const LABEL: Record<ActionKind, string> = {
+  resign: "resign",
+  close: "clean close",
+  kill: "kill -9 leader",
+  stop: "SIGSTOP leader",
+  server: "kill -9 its server",
+};
+
+function table(rec: ChaosRecord, f: Omit<ChaosFindings, "table">): string {
+  const rows = [["action", "count", "p50 ms", "p99 ms", "max ms"]];
+  for (const k of KINDS) {
+    if (!f.actionsByKind[k]) continue;
+    const q = quantiles(f.latencyMs[k] ?? []);
+    rows.push([LABEL[k], String(f.actionsByKind[k]), String(q.p50), String(q.p99), String(q.max)]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const lines = rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
+  const seconds = Number(rec.endNs - rec.startNs) / 1e9;
+  return [
+    `election chaos: ${f.changes} leadership changes in ${seconds.toFixed(0)} s, ${rec.members.length} participant processes (${[...new Set(rec.config.runtimes)].join("/")}), seed ${rec.config.seed}, negotiated session ${rec.negotiatedMs} ms`,
+    `failover latency (fault → next ELECTED):`,
+    ...lines.map((l) => `  ${l}`),
+    `herd: max participants woken per znode = ${f.herdMax} (${f.watchedPaths} znodes watched); WORK lines checked ${f.workLines}; resumed leaders checked ${f.stopsChecked}; intervals ${f.intervals.length}; violations ${f.violations.length}`,
+  ].join("\n");
+}

@@ -1,0 +1,253 @@
+// A randomized leadership-chaos run: keeps `size` participant processes in one election and, until
+// `changes` leadership changes happened, picks an action against the current leader: resign, clean
+// close, kill -9, SIGSTOP (SIGCONT after a successor is elected), or kill -9 of the ensemble member
+// its session is connected to (restarted in the background). Replacements are spawned whenever a
+// participant exits. Every action is stamped on this process's hrtime clock for the safety analysis.
+import type { ParticipantLine, Runtime } from "./participant-process.ts";
+import type { ZkServer } from "./zk-types.ts";
+import { localNs, spawnChaos, type ChaosParticipant } from "./chaos-launcher.ts";
+import type { TimedEvent } from "./chaos-history.ts";
+
+export type ActionKind = "resign" | "close" | "kill" | "stop" | "server";
+
+export interface ChaosConfig {
+  connectString: string;
+  path: string;
+  changes: number;
+  size: number;
+  sessionTimeoutMs: number;
+  runtimes: Runtime[];
+  weights: Partial<Record<ActionKind, number>>;
+  seed: number;
+  /** Ensemble members (for "server" actions) and a wait until all running ones serve again. */
+  servers?: ZkServer[];
+  waitForQuorum?: () => Promise<void>;
+  log?: (line: string) => void;
+}
+
+export interface Action {
+  n: number;
+  kind: ActionKind;
+  ns: bigint; // when the fault was applied (our clock)
+  leader: string;
+  server?: number; // myid of the killed server
+}
+
+export interface Member {
+  c: ChaosParticipant;
+  marks: TimedEvent[]; // kill/stop/cont/exit, our clock
+  leading: boolean; // from its ELECTED/REVOKED lines
+  stopped: boolean;
+}
+
+export interface ChaosRecord {
+  config: ChaosConfig;
+  startNs: bigint;
+  endNs: bigint;
+  actions: Action[];
+  members: Member[]; // every incarnation, in spawn order
+  elections: number; // ELECTED lines seen
+  negotiatedMs: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const now = (): bigint => process.hrtime.bigint();
+
+/** mulberry32: a small seeded PRNG, so a failing run can be replayed with its seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
+  const rnd = prng(cfg.seed);
+  const log = cfg.log ?? (() => {});
+  const members: Member[] = [];
+  const live = new Set<Member>();
+  const spawning = new Set<Promise<void>>();
+  const actions: Action[] = [];
+  const electedAt: { m: Member; received: bigint }[] = [];
+  let electedWaiter: (() => void) | null = null;
+  let serial = 0;
+  let running = true;
+  let spawnError: unknown = null;
+  let restarting: Promise<void> | null = null;
+  let negotiatedMs = 0;
+  const startNs = now();
+
+  const watch = (m: Member): void => {
+    m.c.p.onLine((l: ParticipantLine) => {
+      if (l.kind === "ELECTED") {
+        m.leading = true;
+        electedAt.push({ m, received: l.receivedNs });
+        electedWaiter?.();
+      } else if (l.kind === "REVOKED" || l.kind === "EXPIRED") m.leading = false;
+    });
+    void m.c.p.exited.then(() => {
+      m.marks.push({ kind: "exit", ns: now() });
+      m.leading = false;
+      live.delete(m);
+      if (running) respawn();
+    });
+  };
+
+  const spawnOne = async (): Promise<void> => {
+    const n = ++serial;
+    const runtime = cfg.runtimes[(n - 1) % cfg.runtimes.length];
+    const id = `${runtime[0]}${n}`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const c = await spawnChaos({ connectString: cfg.connectString, path: cfg.path, id: attempt > 1 ? `${id}r${attempt}` : id, sessionTimeoutMs: cfg.sessionTimeoutMs, runtime });
+        negotiatedMs = c.negotiatedMs;
+        const m: Member = { c, marks: [], leading: false, stopped: false };
+        // Lines that came before watch() ran (ELECTED right after READY) are replayed from the log.
+        for (const l of c.p.lines) if (l.kind === "ELECTED") (m.leading = true), electedAt.push({ m, received: l.receivedNs });
+        members.push(m);
+        live.add(m);
+        watch(m);
+        if (!running) void c.p.close(5000);
+        return;
+      } catch (e) {
+        if (attempt >= 2 || !running) throw e;
+        log(`spawn of ${id} failed, retrying: ${(e as Error).message.slice(0, 300)}`);
+      }
+    }
+  };
+
+  const respawn = (): void => {
+    const s = spawnOne()
+      .catch((e) => void (spawnError ??= e))
+      .finally(() => spawning.delete(s));
+    spawning.add(s);
+  };
+
+  /** The next ELECTED (from anyone) that arrives after `after`. */
+  const nextElected = async (after: bigint, timeoutMs: number, what: string): Promise<Member> => {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const hit = electedAt.find((e) => e.received > after);
+      if (hit) return hit.m;
+      const left = deadline - performance.now();
+      if (left <= 0) throw new Error(`no new leader within ${timeoutMs} ms after ${what}; ${state()}`);
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, Math.min(left, 200));
+        electedWaiter = () => (clearTimeout(t), r());
+      });
+      electedWaiter = null;
+    }
+  };
+
+  const state = (): string =>
+    [...live].map((m) => `${m.c.id}${m.leading ? "*" : ""}${m.stopped ? "(stopped)" : ""}`).join(" ") +
+    ` | spawning ${spawning.size} | last actions: ${actions.slice(-3).map((a) => `${a.kind}:${a.leader}`).join(" ")}\n` +
+    [...live].map((m) => `  ${m.c.id}: ${m.c.p.lines.filter((l) => l.kind !== "WORK").slice(-6).map((l) => l.line).join(" | ")}`).join("\n");
+
+  /** Exactly one running participant leads; at least two are running (a successor exists). */
+  const stable = async (timeoutMs = 20_000): Promise<Member> => {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      if (spawnError) throw spawnError;
+      const up = [...live].filter((m) => !m.stopped);
+      const leaders = up.filter((m) => m.leading);
+      if (leaders.length === 1 && up.length >= 2 && !up.some((m) => m.stopped)) return leaders[0];
+      if (performance.now() > deadline) throw new Error(`no stable single leader within ${timeoutMs} ms: ${state()}`);
+      await sleep(10);
+    }
+  };
+
+  const pick = (): ActionKind => {
+    const entries = Object.entries(cfg.weights).filter(([, w]) => (w ?? 0) > 0) as [ActionKind, number][];
+    const total = entries.reduce((s, [, w]) => s + w, 0);
+    let r = rnd() * total;
+    for (const [k, w] of entries) if ((r -= w) < 0) return k;
+    return entries[entries.length - 1][0];
+  };
+
+  try {
+    for (let i = 0; i < cfg.size; i++) await spawnOne(); // in order: the first one leads
+    const crashBound = (): number => negotiatedMs + 5000; // generous here; the test asserts the real bound
+    while (electedAt.length - 1 < cfg.changes) {
+      const leader = await stable();
+      let kind = pick();
+      let server: ZkServer | undefined;
+      if (kind === "server") {
+        if (restarting) await restarting; // never two members down: the ensemble keeps its quorum
+        restarting = null;
+        const [addr] = await leader.c.p.ask("server?", "SERVER");
+        server = cfg.servers?.find((s) => addr === `${s.host}:${s.clientPort}`);
+        if (!server || !leader.leading) kind = "resign";
+      }
+      const n = actions.length + 1;
+      const p = leader.c.p;
+      let ns: bigint;
+      switch (kind) {
+        case "resign":
+          ns = now();
+          p.send("resign");
+          break;
+        case "close":
+          ns = now();
+          p.send("close");
+          break;
+        case "kill":
+          void p.kill("SIGKILL");
+          ns = now(); // after kill(2): the process runs no more code
+          leader.marks.push({ kind: "kill", ns });
+          break;
+        case "stop":
+          void p.kill("SIGSTOP");
+          ns = now();
+          leader.stopped = true;
+          leader.marks.push({ kind: "stop", ns });
+          break;
+        case "server":
+          ns = now();
+          await server!.kill("SIGKILL");
+          break;
+      }
+      actions.push({ n, kind, ns, leader: leader.c.id, server: server?.id });
+      const bound = kind === "resign" || kind === "close" ? 10_000 : crashBound();
+      const next = await nextElected(ns, bound, `${kind} of ${leader.c.id}`);
+      if (kind === "stop") {
+        await sleep(Math.floor(rnd() * 300));
+        const cont = now(); // before SIGCONT: nothing it does can carry an earlier stamp
+        leader.marks.push({ kind: "cont", ns: cont });
+        leader.stopped = false;
+        p.kill("SIGCONT");
+        // It must step down before anything else (REVOKED, then EXPIRED and exit); the analysis checks the order.
+        await p.waitFor((l) => (l.kind === "REVOKED" || l.kind === "EXPIRED") && l.receivedNs > cont, 10_000).catch((e) => {
+          if (p.alive) throw e;
+        });
+      }
+      if (kind === "server") {
+        const s = server!;
+        restarting = s.start().then(() => cfg.waitForQuorum?.());
+      }
+      if (n % 20 === 0) log(`${n} actions, ${electedAt.length - 1} changes; last: ${kind} of ${leader.c.id} → ${next.c.id}`);
+    }
+  } finally {
+    running = false;
+    for (const m of live) if (m.stopped) (m.c.p.kill("SIGCONT"), (m.stopped = false), m.marks.push({ kind: "cont", ns: now() }));
+    await Promise.allSettled([...spawning]);
+    await Promise.all([...live].map((m) => m.c.p.close(5000)));
+    await restarting?.catch(() => {});
+  }
+  return { config: cfg, startNs, endNs: now(), actions, members, elections: electedAt.length, negotiatedMs };
+}
+
+/** Every stamped event of a member on our clock: its lines plus the test's marks. */
+export function timedEvents(m: Member): TimedEvent[] {
+  const out: TimedEvent[] = [...m.marks];
+  for (const l of m.c.p.lines) {
+    if (l.kind !== "ELECTED" && l.kind !== "REVOKED" && l.kind !== "EXPIRED" && l.kind !== "WORK") continue;
+    const ns = localNs(m.c.p, l);
+    if (ns !== null) out.push({ kind: l.kind, ns, detail: l.kind === "REVOKED" ? l.args[2] : undefined });
+  }
+  return out;
+}
