@@ -8,12 +8,7 @@ export function assertChaos(rec: ChaosRecord, f: ChaosFindings, minChanges: numb
   assert.deepEqual(f.violations.map((v) => v.what).slice(0, 20), [], "safety violations");
   assert.ok(f.changes >= minChanges, `only ${f.changes} leadership changes`);
   assert.ok(f.workLines > 0, "leaders logged WORK lines");
-  const crash = rec.negotiatedMs + 1000; // the server expires a dead session, then the successor's watch fires
-  const bounds: Record<string, number> = { resign: 1000, close: 1000, kill: crash, stop: crash, server: crash };
-  for (const [kind, values] of Object.entries(f.latencyMs)) {
-    const slow = values.filter((v) => v > bounds[kind]).map((v) => Math.round(v));
-    assert.deepEqual(slow, [], `${kind}: failovers slower than ${bounds[kind]} ms`);
-  }
+  assert.deepEqual(f.slow, [], "failovers over their bound (1 s after resign/close, session timeout + 1 s after a crash)");
   for (const a of rec.actions) assert.ok(f.latencyMs[a.kind]?.length, `${a.kind} measured`);
   assert.ok(f.herdMax <= 1, `a znode's deletion woke ${f.herdMax} participants`);
 }

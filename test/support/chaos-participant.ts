@@ -7,6 +7,7 @@
 //                           which must never fall inside another participant's leadership
 //   SERVER <host:port|->    reply to "server?" (which ensemble member our session is connected to)
 //   EXPIRED <mono-ns> <epoch-ms>   the session expired; the process exits (the test respawns)
+//   STATE <state> <mono-ns> <epoch-ms>   session state changes (for diagnosing slow failovers)
 import process from "node:process";
 import { writeSync } from "node:fs";
 import { ZooKeeper } from "../../src/index.ts";
@@ -33,6 +34,7 @@ election.on("revoked", (reason) => out(`REVOKED ${stamp()} ${reason}`));
 election.on("watch", (p) => out(`WATCH ${p}`));
 election.on("error", (e) => out(`ERROR ${e.message}`));
 zk.on("state", (state) => {
+  out(`STATE ${state} ${stamp()}`);
   if (state !== "expired") return;
   // The election has already emitted REVOKED (if it led); leave so the test can respawn a fresh one.
   out(`EXPIRED ${stamp()}`);

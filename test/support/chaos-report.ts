@@ -1,6 +1,6 @@
 // Turns a chaos run into findings (safety violations, failover latencies per action kind, herd size)
 // and a printable summary table.
-import { foreignWork, intervalsOf, overlaps, quantiles, setOrigin, type Interval, type Violation } from "./chaos-history.ts";
+import { foreignWork, intervalsOf, ms, overlaps, quantiles, setOrigin, type Interval, type Violation } from "./chaos-history.ts";
 import { timedEvents, type ActionKind, type ChaosRecord } from "./chaos-run.ts";
 
 export interface ChaosFindings {
@@ -9,6 +9,7 @@ export interface ChaosFindings {
   changes: number;
   actionsByKind: Record<string, number>;
   latencyMs: Record<string, number[]>; // per action kind: fault → first ELECTED after it
+  slow: string[]; // failovers over their bound, with what the participants logged meanwhile
   herdMax: number; // most participants woken by one znode's watch
   watchedPaths: number;
   workLines: number;
@@ -54,16 +55,37 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
   elected.sort((a, b) => (a < b ? -1 : 1));
   const latencyMs: Record<string, number[]> = {};
   const actionsByKind: Record<string, number> = {};
+  const slow: string[] = [];
+  const bound = boundsMs(rec.negotiatedMs);
   for (const a of rec.actions) {
     actionsByKind[a.kind] = (actionsByKind[a.kind] ?? 0) + 1;
     const next = elected.find((e) => e > a.ns);
-    if (next !== undefined) (latencyMs[a.kind] ??= []).push(Number(next - a.ns) / 1e6);
+    if (next === undefined) continue;
+    const latency = Number(next - a.ns) / 1e6;
+    (latencyMs[a.kind] ??= []).push(latency);
+    if (latency > bound[a.kind]) slow.push(`#${a.n} ${a.kind} of ${a.leader}${a.server ? ` (server ${a.server})` : ""} at ${ms(a.ns)}: next leader after ${latency.toFixed(0)} ms; ${context(rec, a.ns, next)}`);
   }
   const herdMax = Math.max(0, ...[...watchers.values()].map((s) => s.size));
   const changes = elected.length - 1;
-  const f = { violations, intervals, changes, actionsByKind, latencyMs, herdMax, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
+  const f = { violations, intervals, changes, actionsByKind, latencyMs, slow, herdMax, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
   f.table = table(rec, f);
   return f;
+}
+
+/** Liveness bounds: 1 s for a clean hand-over; a crash waits for the server to expire the session. */
+export function boundsMs(negotiatedMs: number): Record<ActionKind, number> {
+  const crash = negotiatedMs + 1000;
+  return { resign: 1000, close: 1000, kill: crash, stop: crash, server: crash };
+}
+
+/** Every participant's non-WORK lines stamped within [from, to], for a slow failover's message. */
+function context(rec: ChaosRecord, from: bigint, to: bigint): string {
+  const out: string[] = [];
+  for (const m of rec.members) {
+    const ls = m.c.p.lines.filter((l) => l.kind !== "WORK" && l.kind !== "CLOCK" && l.receivedNs >= from && l.receivedNs <= to + 50_000_000n);
+    if (ls.length) out.push(`${m.c.id}: ${ls.map((l) => `${l.kind} ${l.kind === "STATE" || l.kind === "REVOKED" ? `${l.kind === "STATE" ? l.args[0] : l.args[2]} ` : ""}@${ms(l.receivedNs)}`).join(", ")}`);
+  }
+  return out.join("; ");
 }
 
 const KINDS: ActionKind[] = ["resign", "close", "kill", "stop", "server"];
@@ -89,6 +111,7 @@ function table(rec: ChaosRecord, f: Omit<ChaosFindings, "table">): string {
     `election chaos: ${f.changes} leadership changes in ${seconds.toFixed(0)} s, ${rec.members.length} participant processes (${[...new Set(rec.config.runtimes)].join("/")}), seed ${rec.config.seed}, negotiated session ${rec.negotiatedMs} ms`,
     `failover latency (fault → next ELECTED):`,
     ...lines.map((l) => `  ${l}`),
+    ...f.slow.map((x) => `  slow: ${x}`),
     `herd: max participants woken per znode = ${f.herdMax} (${f.watchedPaths} znodes watched); WORK lines checked ${f.workLines}; resumed leaders checked ${f.stopsChecked}; intervals ${f.intervals.length}; violations ${f.violations.length}`,
   ].join("\n");
 }

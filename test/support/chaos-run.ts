@@ -148,14 +148,20 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
     ` | spawning ${spawning.size} | last actions: ${actions.slice(-3).map((a) => `${a.kind}:${a.leader}`).join(" ")}\n` +
     [...live].map((m) => `  ${m.c.id}: ${m.c.p.lines.filter((l) => l.kind !== "WORK").slice(-6).map((l) => l.line).join(" | ")}`).join("\n");
 
-  /** Exactly one running participant leads; at least two are running (a successor exists). */
-  const stable = async (timeoutMs = 20_000): Promise<Member> => {
+  /**
+   * A quiet point: every replacement has joined, every ensemble member serves again, exactly one
+   * participant leads and none is stopped. Faults are applied only here, so a slow failover is the
+   * election's own doing, not a JVM restart or a respawn competing for the two cores.
+   */
+  const stable = async (timeoutMs = 60_000): Promise<Member> => {
+    if (restarting) await restarting;
+    restarting = null;
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       if (spawnError) throw spawnError;
       const up = [...live].filter((m) => !m.stopped);
       const leaders = up.filter((m) => m.leading);
-      if (leaders.length === 1 && up.length >= 2 && !up.some((m) => m.stopped)) return leaders[0];
+      if (leaders.length === 1 && up.length === cfg.size && spawning.size === 0) return leaders[0];
       if (performance.now() > deadline) throw new Error(`no stable single leader within ${timeoutMs} ms: ${state()}`);
       await sleep(10);
     }
@@ -177,8 +183,6 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
       let kind = pick();
       let server: ZkServer | undefined;
       if (kind === "server") {
-        if (restarting) await restarting; // never two members down: the ensemble keeps its quorum
-        restarting = null;
         const [addr] = await leader.c.p.ask("server?", "SERVER");
         server = cfg.servers?.find((s) => addr === `${s.host}:${s.clientPort}`);
         if (!server || !leader.leading) kind = "resign";
