@@ -141,7 +141,7 @@ try {
   const env = { ...process.env, ZK_CONNECT: process.env.ZK_CONNECT || shared.connectString };
 
   // Strict type check of sources, tests, bench and examples; the build gives the examples the package.
-  const typecheck = await run("npx", ["--no", "tsc", "-p", "tsconfig.json", "--noEmit"], env);
+  const typecheck = await run(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json", "--noEmit"], env);
   record("typecheck", typecheck, genericCounts("", typecheck.code));
   const build = await run("npm", ["run", "build"], env);
   record("build (esm+cjs)", build, genericCounts("", build.code));
