@@ -12,7 +12,7 @@ import { startMutatingRelay, type MutatingRelay } from "../support/fake-server.t
 import { sharedServer } from "../support/zk-server.ts";
 import { capturingLogger, trackUnhandled, until, within } from "../stress/helpers.ts";
 
-const OPS = Number(process.env.MUTATING_OPS ?? 3000);
+const OPS = Number(process.env.MUTATING_OPS ?? 2000);
 const RATE = 0.03;
 
 describe("a relay that corrupts server frames", () => {
