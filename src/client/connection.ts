@@ -60,6 +60,7 @@ export class Connection {
   private blocked = false;
   private lastSend = 0;
   private lastRecv = 0;
+  private pingsOutstanding = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readTimeout = 0;
   private pingInterval = 0;
@@ -90,7 +91,6 @@ export class Connection {
 
   handleData(chunk: Uint8Array): void {
     if (this.closedReason !== null) return;
-    this.lastRecv = this.now();
     let frames: Uint8Array[];
     try {
       frames = this.decoder.push(chunk);
@@ -98,6 +98,9 @@ export class Connection {
       this.fault(`bad frame from ${this.link.remote}: ${(e as Error).message}`);
       return;
     }
+    // Only whole frames count as hearing from the server (as in the Java client): a frame that
+    // never completes must not keep a dead or desynchronised link alive past the read timeout.
+    if (frames.length > 0) this.lastRecv = this.now();
     for (const frame of frames) {
       if (this.closedReason !== null) return;
       try {
@@ -172,7 +175,10 @@ export class Connection {
       this.close(`no reply from ${this.link.remote} for ${Math.round(now - this.lastRecv)} ms (read timeout ${Math.round(this.readTimeout)} ms)`);
       return;
     }
-    if (now - this.lastSend >= this.pingInterval) this.enqueue(PING_FRAME);
+    if (now - this.lastSend >= this.pingInterval) {
+      this.pingsOutstanding++;
+      this.enqueue(PING_FRAME);
+    }
     this.schedule();
   }
 
@@ -250,6 +256,9 @@ export class Connection {
         this.events?.onNotification(readWatcherEvent(r), header.zxid);
         return;
       case Xid.PING:
+        // A ping reply nobody asked for can only be a corrupted xid: the stream is not to be trusted.
+        if (this.pingsOutstanding === 0) throw new ProtocolError("BAD_FRAME", "ping reply without a ping outstanding");
+        this.pingsOutstanding--;
         return;
       case Xid.AUTH: {
         const auth = this.authInFlight.shift();
