@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Heavy load, chaos and million-frame fuzzing run separately: `npm run test:stress`.
+    exclude: ["test/stress/**", "**/node_modules/**"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
