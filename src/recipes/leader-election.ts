@@ -8,7 +8,7 @@ import { Op, Transaction, ZooKeeperError, isZooKeeperError } from "../client/ind
 import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
 import { LATCH, protectedPrefix, sortCandidates } from "./candidates.ts";
 import { createWithParents } from "./containers.ts";
-import { Serial, TERMINAL, deleteNode, findProtected, untilConnected } from "./support.ts";
+import { Serial, TERMINAL, afterConnectionLoss, deleteNode, findProtected } from "./support.ts";
 
 export type RevokeReason = "resigned" | "disconnected" | "expired" | "deleted" | "closed";
 
@@ -324,7 +324,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
       } catch (e) {
         if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
         uncertain = true;
-        await untilConnected(this.zk);
+        await afterConnectionLoss(this.zk);
       }
     }
   }
@@ -371,18 +371,22 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private onCheckError(e: unknown): void {
     if (this.phase !== "started") return;
     // A lost link is re-checked on "connected"; an expired session ends the election via "state".
+    // (A CONNECTIONLOSS while still "connected": the drop is not reported yet; retry on a timer, never at once.)
     if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) {
-      if (this.zk.state === "connected") this.requestCheck();
+      if (this.zk.state === "connected") this.retryLater(50);
       return;
     }
     if (isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)) return;
     this.report(e);
-    if (!this.retry) {
-      this.retry = setTimeout(() => {
-        this.retry = null;
-        this.requestCheck();
-      }, RETRY_MS);
-    }
+    this.retryLater(RETRY_MS);
+  }
+
+  private retryLater(ms: number): void {
+    if (this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.requestCheck();
+    }, ms);
   }
 
   // --- transitions (events only on real changes) ---

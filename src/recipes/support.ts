@@ -35,6 +35,16 @@ export function untilConnected(zk: ZooKeeper): Promise<void> {
   });
 }
 
+/**
+ * After a CONNECTIONLOSS: waits for the session to be connected again. When it still reads
+ * "connected" (the drop is not reported yet, or close() is under way), first yields to timers and
+ * I/O, so a retry loop can never spin on immediate rejections.
+ */
+export async function afterConnectionLoss(zk: ZooKeeper): Promise<void> {
+  if (zk.state === "connected") await new Promise<void>((r) => setTimeout(r, 50));
+  await untilConnected(zk);
+}
+
 /** Deletes a node, retrying across reconnects; done when it is gone or the session (and so its ephemerals) ended. */
 export async function deleteNode(zk: ZooKeeper, path: string): Promise<void> {
   for (;;) {
@@ -45,7 +55,7 @@ export async function deleteNode(zk: ZooKeeper, path: string): Promise<void> {
       if (isZooKeeperError(e, ErrorCode.NONODE)) return;
       if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
       try {
-        await untilConnected(zk);
+        await afterConnectionLoss(zk);
       } catch {
         return;
       }

@@ -186,4 +186,24 @@ describe("LeaderElection under faults", () => {
     assert.ok(reason === "disconnected" || reason === "expired", reason);
     await e.close();
   }, 30_000);
+  it("a watch firing while the client is closing neither spins nor hangs the close", async () => {
+    const p = await proxy();
+    const admin = await client(server.connectString, 6000);
+    const zk = await ZooKeeper.connect(p.connectString, { sessionTimeout: 6000 });
+    const first = await join(admin, `${root}/closing`, "first");
+    const second = await join(zk, `${root}/closing`, "second");
+    await until("first leads", () => first.isLeader, 2000);
+    p.delay(300); // closeSession's reply comes late: a window in which the client is closing but reads "connected"
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    const t0 = performance.now();
+    const closing = zk.close();
+    await first.close(); // second's predecessor watch fires inside that window
+    await closing;
+    clearInterval(timer);
+    const ms = performance.now() - t0;
+    assert.ok(ms < 3000, `close took ${Math.round(ms)} ms`);
+    assert.ok(ticks >= ms / 10 / 4, `timers kept running (${ticks} ticks in ${Math.round(ms)} ms)`);
+    assert.equal(second.isLeader, false);
+  }, 30_000);
 });
