@@ -2,7 +2,20 @@
 // Order is by the number after the LAST "latch-", never by the whole name: prefixes differ between
 // participants (each has its own protection uuid), so sorting whole names would rank by uuid.
 
+import type { ZooKeeper } from "../client/index.ts";
+import { isZooKeeperError } from "../client/index.ts";
+import { ErrorCode } from "../protocol/constants.ts";
+
 export const LATCH = "latch-";
+const decoder = new TextDecoder();
+
+export interface Participant {
+  id: string;
+  /** The candidate znode's full path. */
+  path: string;
+  sequence: number;
+  isLeader: boolean;
+}
 
 export interface Candidate {
   /** The child's name under the election path. */
@@ -33,4 +46,30 @@ export function sortCandidates(children: readonly string[]): Candidate[] {
     if (sequence !== undefined) out.push({ name, sequence });
   }
   return out.sort((a, b) => a.sequence - b.sequence || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Every candidate under `path` with its id (the znode's data), in election order; the first leads. */
+export async function readParticipants(zk: ZooKeeper, path: string): Promise<Participant[]> {
+  let children: string[];
+  try {
+    children = await zk.getChildren(path);
+  } catch (e) {
+    if (isZooKeeperError(e, ErrorCode.NONODE)) return [];
+    throw e;
+  }
+  const read = await Promise.all(
+    sortCandidates(children).map(async (c) => {
+      const full = `${path}/${c.name}`;
+      try {
+        const { data } = await zk.getData(full);
+        return { id: data ? decoder.decode(data) : "", path: full, sequence: c.sequence, isLeader: false };
+      } catch (e) {
+        if (isZooKeeperError(e, ErrorCode.NONODE)) return null; // left meanwhile
+        throw e;
+      }
+    }),
+  );
+  const out = read.filter((p): p is Participant => p !== null);
+  if (out.length > 0) out[0].isLeader = true;
+  return out;
 }

@@ -6,19 +6,13 @@ import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { Op, Transaction, ZooKeeperError, isZooKeeperError } from "../client/index.ts";
 import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
-import { LATCH, protectedPrefix, sortCandidates } from "./candidates.ts";
+import { LATCH, protectedPrefix, readParticipants, sortCandidates, type Participant } from "./candidates.ts";
 import { createWithParents } from "./containers.ts";
-import { Serial, TERMINAL, afterConnectionLoss, deleteNode, findProtected } from "./support.ts";
+import { Serial, TERMINAL, Waiters, afterConnectionLoss, deleteNode, findProtected } from "./support.ts";
+
+export type { Participant };
 
 export type RevokeReason = "resigned" | "disconnected" | "expired" | "deleted" | "closed";
-
-export interface Participant {
-  id: string;
-  /** The candidate znode's full path. */
-  path: string;
-  sequence: number;
-  isLeader: boolean;
-}
 
 export interface LeaderElectionOptions {
   /** This participant's id, stored as the candidate znode's data (UTF-8). */
@@ -38,7 +32,6 @@ export interface LeaderElectionEvents {
 
 type Phase = "latent" | "started" | "closed";
 const RETRY_MS = 1000;
-const decoder = new TextDecoder();
 
 export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   readonly path: string;
@@ -57,7 +50,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private heardBeforeDrop: number | null = null; // zk.lastHeardAt when the link dropped
   private retry: ReturnType<typeof setTimeout> | null = null;
   private ended: unknown = null; // why the election ended (rejects later calls)
-  private waiters = new Set<{ resolve(): void; reject(e: unknown): void }>();
+  private readonly waiters = new Waiters();
 
   constructor(zk: ZooKeeper, path: string, options: LeaderElectionOptions) {
     super();
@@ -121,52 +114,13 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   waitForLeadership(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<void> {
     if (this.phase !== "started") return Promise.reject(this.ended ?? this.endedError("waitForLeadership"));
     if (this.isLeader) return Promise.resolve();
-    const { signal, timeout } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<void>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const done = (): void => {
-        this.waiters.delete(waiter);
-        if (timer) clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-      };
-      const waiter = {
-        resolve: () => (done(), resolve()),
-        reject: (e: unknown) => (done(), reject(e)),
-      };
-      const onAbort = (): void => waiter.reject(signal!.reason);
-      this.waiters.add(waiter);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      if (timeout !== undefined) {
-        timer = setTimeout(() => waiter.reject(new ZooKeeperError(ErrorCode.OPERATIONTIMEOUT, `not elected within ${timeout} ms`, { op: "waitForLeadership", path: this.path })), timeout);
-      }
-    });
+    const timeout = () => new ZooKeeperError(ErrorCode.OPERATIONTIMEOUT, `not elected within ${options.timeout} ms`, { op: "waitForLeadership", path: this.path });
+    return this.waiters.wait(options.signal, options.timeout, timeout);
   }
 
   /** Every candidate in election order; the first one leads. */
-  async participants(): Promise<Participant[]> {
-    let children: string[];
-    try {
-      children = await this.zk.getChildren(this.path);
-    } catch (e) {
-      if (isZooKeeperError(e, ErrorCode.NONODE)) return [];
-      throw e;
-    }
-    const read = await Promise.all(
-      sortCandidates(children).map(async (c) => {
-        const path = `${this.path}/${c.name}`;
-        try {
-          const { data } = await this.zk.getData(path);
-          return { id: data ? decoder.decode(data) : "", path, sequence: c.sequence, isLeader: false };
-        } catch (e) {
-          if (isZooKeeperError(e, ErrorCode.NONODE)) return null; // left meanwhile
-          throw e;
-        }
-      }),
-    );
-    const out = read.filter((p): p is Participant => p !== null);
-    if (out.length > 0) out[0].isLeader = true;
-    return out;
+  participants(): Promise<Participant[]> {
+    return readParticipants(this.zk, this.path);
   }
 
   async leader(): Promise<Participant | null> {
@@ -399,7 +353,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
       this.leading = true;
       this.emitSafely("elected");
     }
-    for (const w of [...this.waiters]) w.resolve();
+    this.waiters.resolveAll();
   }
 
   private revoke(reason: RevokeReason): void {
@@ -431,7 +385,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
     this.revoke(reason);
-    for (const w of [...this.waiters]) w.reject(error);
+    this.waiters.rejectAll(error);
   }
 
   private endedError(op: string): ZooKeeperError {

@@ -14,6 +14,39 @@ export class Serial {
   }
 }
 
+/** Promises waiting for an outcome (e.g. leadership), each with an optional abort signal and timeout. */
+export class Waiters {
+  private readonly set = new Set<{ resolve(): void; reject(e: unknown): void }>();
+
+  wait(signal: AbortSignal | undefined, timeoutMs: number | undefined, timeoutError: () => Error): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = (): void => {
+        this.set.delete(waiter);
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      const waiter = {
+        resolve: () => (done(), resolve()),
+        reject: (e: unknown) => (done(), reject(e)),
+      };
+      const onAbort = (): void => waiter.reject(signal!.reason);
+      this.set.add(waiter);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (timeoutMs !== undefined) timer = setTimeout(() => waiter.reject(timeoutError()), timeoutMs);
+    });
+  }
+
+  resolveAll(): void {
+    for (const w of [...this.set]) w.resolve();
+  }
+
+  rejectAll(error: unknown): void {
+    for (const w of [...this.set]) w.reject(error);
+  }
+}
+
 export const TERMINAL: ReadonlySet<SessionState> = new Set(["expired", "closed", "authFailed"]);
 
 /** Resolves once the session is connected (read-write); rejects when it has ended. */
