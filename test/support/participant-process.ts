@@ -3,8 +3,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const SCRIPT = fileURLToPath(new URL("./participant.ts", import.meta.url));
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const SCRIPT = fileURLToPath(new URL("./participant.ts", (import.meta as { url: string }).url));
+const REPO = fileURLToPath(new URL("../../", (import.meta as { url: string }).url));
 
 export type Runtime = "node" | "bun" | "deno";
 
