@@ -25,6 +25,10 @@ const CROSS_RUNTIME = [
   "test/integration/secure-tls-sasl.test.ts",
   "test/integration/secure-secrets.test.ts",
   "test/interop/curator-latch.test.ts",
+  "test/integration/recipes-election.test.ts",
+  "test/integration/recipes-election-faults.test.ts",
+  "test/integration/recipes-group.test.ts",
+  "test/integration/recipes-process.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
