@@ -3,6 +3,7 @@
 // session, so before the successor (another process, connected directly) is elected. The
 // single-process variant is in recipes-election-faults.test.ts; this one runs participants as OS
 // processes and also checks their WORK lines.
+import console from "node:console";
 import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { startStandalone, type ZkServer } from "../support/zk-server.ts";

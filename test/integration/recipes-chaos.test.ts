@@ -1,15 +1,18 @@
 // Leader election under chaos, short version (~20 leadership changes; the 200-change run is
 // test/stress/election-chaos.test.ts): participant processes on a 3-server ensemble are resigned,
 // closed, killed -9, SIGSTOPped, or lose their server to kill -9, and no two leaderships overlap.
+import console from "node:console";
 import { describe, it, afterAll } from "../support/bdd.ts";
 import { startEnsemble, type ZkEnsemble } from "../support/zk-server.ts";
 import { runChaos } from "../support/chaos-run.ts";
 import { analyze } from "../support/chaos-report.ts";
 import { assertChaos } from "../support/chaos-assert.ts";
-import { killAllParticipants } from "../support/participant-process.ts";
+import { killAllParticipants, type Runtime } from "../support/participant-process.ts";
 
 const CHANGES = Number(process.env.CHAOS_CHANGES ?? 20);
 const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 100_000);
+// Participants rotate through the three runtimes (stamps are mapped onto one clock by syncClock).
+const RUNTIMES = (process.env.CHAOS_RUNTIMES ?? "node,bun,deno").split(",") as Runtime[];
 
 describe("leader election chaos (short)", () => {
   let ensemble: ZkEnsemble | undefined;
@@ -28,7 +31,7 @@ describe("leader election chaos (short)", () => {
       changes: CHANGES,
       size: 3,
       sessionTimeoutMs: 2000,
-      runtimes: ["node"],
+      runtimes: RUNTIMES,
       weights: { resign: 30, close: 20, kill: 20, stop: 15, server: 15 },
       seed: SEED,
       servers: e.servers,

@@ -3,6 +3,7 @@
 // leader is killed -9 (a Java leader, then a TS leader, alternating) and a fresh process of the same
 // kind joins at the back. At every stable point exactly one process reports leadership, every
 // process's `leader?` names it, the successor is the next in line, and no two leaderships overlap.
+import console from "node:console";
 import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { startStandalone, type ZkServer } from "../support/zk-server.ts";

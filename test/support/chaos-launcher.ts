@@ -4,8 +4,8 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { ParticipantProcess, type ParticipantLine, type Runtime } from "./participant-process.ts";
 
-const SCRIPT = fileURLToPath(new URL("./chaos-participant.ts", import.meta.url));
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const SCRIPT = fileURLToPath(new URL("./chaos-participant.ts", (import.meta as { url: string }).url));
+const REPO = fileURLToPath(new URL("../../", (import.meta as { url: string }).url));
 
 function command(runtime: Runtime): [string, string[]] {
   switch (runtime) {

@@ -63,7 +63,8 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
     if (next === undefined) continue;
     const latency = Number(next - a.ns) / 1e6;
     (latencyMs[a.kind] ??= []).push(latency);
-    if (latency > bound[a.kind]) slow.push(`#${a.n} ${a.kind} of ${a.leader}${a.server ? ` (server ${a.server})` : ""} at ${ms(a.ns)}: next leader after ${latency.toFixed(0)} ms; ${context(rec, a.ns, next)}`);
+    if (a.kind === "server") (latencyMs[`server:${a.serverMode === "leader" ? "leader" : "follower"}`] ??= []).push(latency);
+    if (latency > bound[a.kind]) slow.push(`#${a.n} ${a.kind} of ${a.leader}${a.server ? ` (server ${a.server}, ${a.serverMode})` : ""} at ${ms(a.ns)}: next leader after ${latency.toFixed(0)} ms; ${context(rec, a.ns, next)}`);
   }
   const herdMax = Math.max(0, ...[...watchers.values()].map((s) => s.size));
   const changes = elected.length - 1;
@@ -103,6 +104,12 @@ function table(rec: ChaosRecord, f: Omit<ChaosFindings, "table">): string {
     if (!f.actionsByKind[k]) continue;
     const q = quantiles(f.latencyMs[k] ?? []);
     rows.push([LABEL[k], String(f.actionsByKind[k]), String(q.p50), String(q.p99), String(q.max)]);
+    if (k !== "server") continue;
+    for (const role of ["leader", "follower"]) {
+      const v = f.latencyMs[`server:${role}`] ?? [];
+      const r = quantiles(v);
+      if (v.length) rows.push([`  it was the ZK ${role}`, String(v.length), String(r.p50), String(r.p99), String(r.max)]);
+    }
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const lines = rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));

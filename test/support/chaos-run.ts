@@ -31,6 +31,7 @@ export interface Action {
   ns: bigint; // when the fault was applied (our clock)
   leader: string;
   server?: number; // myid of the killed server
+  serverMode?: string; // its role in the ensemble just before the kill (leader: the quorum re-elects too)
 }
 
 export interface Member {
@@ -182,6 +183,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
       const leader = await stable();
       let kind = pick();
       let server: ZkServer | undefined;
+      let serverMode: string | undefined;
       if (kind === "server") {
         const [addr] = await leader.c.p.ask("server?", "SERVER");
         server = cfg.servers?.find((s) => addr === `${s.host}:${s.clientPort}`);
@@ -205,17 +207,20 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
           leader.marks.push({ kind: "kill", ns });
           break;
         case "stop":
-          void p.kill("SIGSTOP");
+          // process.kill, not ChildProcess.kill: under Deno the latter does not stop the child, and
+          // refuses every later signal (SIGKILL included) once it was called.
+          process.kill(p.pid!, "SIGSTOP");
           ns = now();
           leader.stopped = true;
           leader.marks.push({ kind: "stop", ns });
           break;
         case "server":
+          serverMode = (await server!.mode()) ?? "?";
           ns = now();
           await server!.kill("SIGKILL");
           break;
       }
-      actions.push({ n, kind, ns, leader: leader.c.id, server: server?.id });
+      actions.push({ n, kind, ns, leader: leader.c.id, server: server?.id, serverMode });
       const bound = kind === "resign" || kind === "close" ? 10_000 : crashBound();
       const next = await nextElected(ns, bound, `${kind} of ${leader.c.id}`);
       if (kind === "stop") {
@@ -223,7 +228,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
         const cont = now(); // before SIGCONT: nothing it does can carry an earlier stamp
         leader.marks.push({ kind: "cont", ns: cont });
         leader.stopped = false;
-        p.kill("SIGCONT");
+        process.kill(p.pid!, "SIGCONT");
         // It must step down before anything else (REVOKED, then EXPIRED and exit); the analysis checks the order.
         await p.waitFor((l) => (l.kind === "REVOKED" || l.kind === "EXPIRED") && l.receivedNs > cont, 10_000).catch((e) => {
           if (p.alive) throw e;
@@ -237,7 +242,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
     }
   } finally {
     running = false;
-    for (const m of live) if (m.stopped) (m.c.p.kill("SIGCONT"), (m.stopped = false), m.marks.push({ kind: "cont", ns: now() }));
+    for (const m of live) if (m.stopped && m.c.p.pid) (process.kill(m.c.p.pid, "SIGCONT"), (m.stopped = false), m.marks.push({ kind: "cont", ns: now() }));
     await Promise.allSettled([...spawning]);
     await Promise.all([...live].map((m) => m.c.p.close(5000)));
     await restarting?.catch(() => {});
