@@ -10,6 +10,7 @@ export interface ChaosFindings {
   actionsByKind: Record<string, number>;
   latencyMs: Record<string, number[]>; // per action kind: fault → first ELECTED after it
   slow: string[]; // failovers over their bound, with what the participants logged meanwhile
+  worst: string[]; // the slowest failover of each kind, likewise
   herdMax: number; // most participants woken by one znode's watch
   watchedPaths: number;
   workLines: number;
@@ -56,6 +57,7 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
   const latencyMs: Record<string, number[]> = {};
   const actionsByKind: Record<string, number> = {};
   const slow: string[] = [];
+  const worst: Record<string, { latency: number; what: string }> = {};
   const bound = boundsMs(rec.negotiatedMs);
   for (const a of rec.actions) {
     actionsByKind[a.kind] = (actionsByKind[a.kind] ?? 0) + 1;
@@ -64,11 +66,12 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
     const latency = Number(next - a.ns) / 1e6;
     (latencyMs[a.kind] ??= []).push(latency);
     if (a.kind === "server") (latencyMs[`server:${a.serverMode === "leader" ? "leader" : "follower"}`] ??= []).push(latency);
+    if (latency > (worst[a.kind]?.latency ?? -1)) worst[a.kind] = { latency, what: `#${a.n} ${a.kind} of ${a.leader}: ${latency.toFixed(0)} ms; ${context(rec, a.ns, next)}` };
     if (latency > bound[a.kind]) slow.push(`#${a.n} ${a.kind} of ${a.leader}${a.server ? ` (server ${a.server}, ${a.serverMode})` : ""} at ${ms(a.ns)}: next leader after ${latency.toFixed(0)} ms; ${context(rec, a.ns, next)}`);
   }
   const herdMax = Math.max(0, ...[...watchers.values()].map((s) => s.size));
   const changes = elected.length - 1;
-  const f = { violations, intervals, changes, actionsByKind, latencyMs, slow, herdMax, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
+  const f = { violations, intervals, changes, actionsByKind, latencyMs, slow, worst: Object.values(worst).map((w) => w.what), herdMax, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
   f.table = table(rec, f);
   return f;
 }
@@ -119,6 +122,7 @@ function table(rec: ChaosRecord, f: Omit<ChaosFindings, "table">): string {
     `failover latency (fault → next ELECTED):`,
     ...lines.map((l) => `  ${l}`),
     ...f.slow.map((x) => `  slow: ${x}`),
+    ...f.worst.map((x) => `  slowest: ${x}`),
     `herd: max participants woken per znode = ${f.herdMax} (${f.watchedPaths} znodes watched); WORK lines checked ${f.workLines}; resumed leaders checked ${f.stopsChecked}; intervals ${f.intervals.length}; violations ${f.violations.length}`,
   ].join("\n");
 }

@@ -233,6 +233,10 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
         await p.waitFor((l) => (l.kind === "REVOKED" || l.kind === "EXPIRED") && l.receivedNs > cont, 10_000).catch((e) => {
           if (p.alive) throw e;
         });
+        // Its session expired while it was stopped: it learns so on reconnecting and exits. Wait for
+        // that, so the next fault does not meet a process still reconnecting.
+        const gone = await Promise.race([p.exited.then(() => true), sleep(10_000).then(() => false)]);
+        if (!gone) throw new Error(`${leader.c.id} resumed from SIGSTOP but did not exit on its expired session; ${state()}`);
       }
       if (kind === "server") {
         const s = server!;
