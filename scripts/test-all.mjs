@@ -29,6 +29,8 @@ const CROSS_RUNTIME = [
   "test/integration/recipes-election-faults.test.ts",
   "test/integration/recipes-group.test.ts",
   "test/integration/recipes-process.test.ts",
+  "test/integration/recipes-interop.test.ts",
+  "test/integration/recipes-blackhole.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
