@@ -3,20 +3,9 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { ParticipantProcess, type ParticipantLine, type Runtime } from "./participant-process.ts";
+import { REPO_DIR, runtimeCommand } from "./line-process.ts";
 
 const SCRIPT = fileURLToPath(new URL("./chaos-participant.ts", (import.meta as { url: string }).url));
-const REPO = fileURLToPath(new URL("../../", (import.meta as { url: string }).url));
-
-function command(runtime: Runtime): [string, string[]] {
-  switch (runtime) {
-    case "node":
-      return ["node", ["--import", "tsx", SCRIPT]];
-    case "bun":
-      return [`${REPO}node_modules/.bin/bun`, [SCRIPT]];
-    case "deno":
-      return [`${REPO}node_modules/.bin/deno`, ["run", "-A", SCRIPT]];
-  }
-}
 
 export interface ChaosSpec {
   connectString: string;
@@ -35,9 +24,9 @@ export interface ChaosParticipant {
 
 /** Spawns a participant, waits for READY and measures its clock offset. */
 export async function spawnChaos(spec: ChaosSpec): Promise<ChaosParticipant> {
-  const [cmd, base] = command(spec.runtime);
+  const [cmd, base] = runtimeCommand(spec.runtime, SCRIPT);
   const child = spawn(cmd, [...base, spec.connectString, spec.path, spec.id, String(spec.sessionTimeoutMs)], {
-    cwd: REPO,
+    cwd: REPO_DIR,
     stdio: ["pipe", "pipe", "pipe"],
   });
   const p = new ParticipantProcess(spec.id, child);
