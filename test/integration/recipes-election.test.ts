@@ -1,22 +1,16 @@
 // LeaderElection against a real ZooKeeper server: one leader, fast handover, no herd, Curator's
 // ordering rules, fencing. Several sessions in one process; faults live in recipes-election-faults.
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { CreateMode, ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { LeaderElection, type RevokeReason } from "../../src/recipes/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { SharedSessions } from "../support/shared-sessions.ts";
 import { nextEvent, sleep, until } from "../support/participant-wait.ts";
 
 const root = `/t-recipes-election-${randomUUID().slice(0, 8)}`;
-let connectString = "";
-const clients: ZooKeeper[] = [];
-
-async function client(): Promise<ZooKeeper> {
-  const zk = await ZooKeeper.connect(connectString, { sessionTimeout: 10_000 });
-  clients.push(zk);
-  return zk;
-}
+const sessions = new SharedSessions();
+const client = (): Promise<ZooKeeper> => sessions.client();
 
 /** n participants, each on its own session, started in order (so their sequences ascend). */
 async function participants(path: string, n: number): Promise<LeaderElection[]> {
@@ -37,13 +31,7 @@ async function theLeader(es: LeaderElection[], timeoutMs = 2000): Promise<Leader
 }
 
 describe("LeaderElection", () => {
-  beforeAll(async () => {
-    connectString = (await sharedServer()).connectString;
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all(clients.map((zk) => zk.close()));
-  }, 30_000);
+  sessions.hooks();
 
   it("elects exactly one leader, the lowest sequence, and lists the participants in order", async () => {
     const path = `${root}/one/deep/election`; // missing parents are created (as containers)

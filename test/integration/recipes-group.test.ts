@@ -1,22 +1,16 @@
 // GroupMember against a real server: join, leave and a member's crash (its client closing) turn into
 // "change" events with the right lists; a member whose znode is deleted while its session lives rejoins.
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { GroupMember, type Member } from "../../src/recipes/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { SharedSessions } from "../support/shared-sessions.ts";
 import { until } from "../support/participant-wait.ts";
 
 const root = `/t-recipes-group-${randomUUID().slice(0, 8)}`;
-let connectString = "";
-const clients: ZooKeeper[] = [];
-
-async function client(): Promise<ZooKeeper> {
-  const zk = await ZooKeeper.connect(connectString, { sessionTimeout: 10_000 });
-  clients.push(zk);
-  return zk;
-}
+const sessions = new SharedSessions();
+const client = (): Promise<ZooKeeper> => sessions.client();
 
 const text = (m: Member[]) => m.map((x) => `${x.id}=${x.data ? new TextDecoder().decode(x.data) : "null"}`).join(",");
 
@@ -28,13 +22,7 @@ function changes(g: GroupMember): string[] {
 }
 
 describe("GroupMember", () => {
-  beforeAll(async () => {
-    connectString = (await sharedServer()).connectString;
-  }, 60_000);
-
-  afterAll(async () => {
-    await Promise.all(clients.map((zk) => zk.close()));
-  }, 30_000);
+  sessions.hooks();
 
   it("join, leave and crash produce change events with the sorted member lists", async () => {
     const path = `${root}/workers`;

@@ -1,0 +1,25 @@
+// Sessions on the shared test server for one test file: client() opens one (10 s session timeout),
+// hooks() (call inside the describe) finds the server before the tests and closes every session after.
+import { beforeAll, afterAll } from "./bdd.ts";
+import { ZooKeeper } from "../../src/index.ts";
+import { sharedServer } from "./zk-server.ts";
+
+export class SharedSessions {
+  private connectString = "";
+  private readonly clients: ZooKeeper[] = [];
+
+  hooks(): void {
+    beforeAll(async () => {
+      this.connectString = (await sharedServer()).connectString;
+    }, 60_000);
+    afterAll(async () => {
+      await Promise.all(this.clients.map((zk) => zk.close()));
+    }, 30_000);
+  }
+
+  async client(): Promise<ZooKeeper> {
+    const zk = await ZooKeeper.connect(this.connectString, { sessionTimeout: 10_000 });
+    this.clients.push(zk);
+    return zk;
+  }
+}
