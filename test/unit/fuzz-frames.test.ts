@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { describe, it } from "../support/bdd.ts";
+import { concat, unhex } from "../support/bytes.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
@@ -43,7 +44,6 @@ interface ServerFrame {
   opcode: number | null;
 }
 
-const unhex = (s: string): Uint8Array => Uint8Array.from(s.match(/../g) ?? [], (h) => parseInt(h, 16));
 const golden = JSON.parse(readFileSync(new URL("../../fixtures/frames/java-3.8.0.json", (import.meta as { url: string }).url), "utf8")) as { frames: Golden[] };
 const seenConn = new Set<number>();
 const serverFrames: ServerFrame[] = golden.frames
@@ -55,16 +55,6 @@ const serverFrames: ServerFrame[] = golden.frames
   });
 const streams: Uint8Array[] = [...seenConn].map((c) => concat(serverFrames.filter((f) => f.conn === c).map((f) => f.bytes)));
 const replyDecoders = Object.values(Ops).map((s) => s.readResponse as (r: JuteReader) => unknown);
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 // --- mutations ---
 

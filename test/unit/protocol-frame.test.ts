@@ -1,6 +1,7 @@
 // FrameDecoder: identical frames however the stream is chunked, and a hostile length prefix fails at
 // once, before any buffer of that size exists. Plus the byte-exact constant frames of FACTS.md §1.
 import { describe, it } from "../support/bdd.ts";
+import { concat, hex, unhex } from "../support/bytes.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
@@ -16,23 +17,10 @@ import {
   writeConnectRequest,
 } from "../../src/protocol/index.ts";
 
-const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
-const unhex = (s: string): Uint8Array => Uint8Array.from(s.replace(/\s+/g, "").match(/../g) ?? [], (h) => parseInt(h, 16));
-
 function frameOf(payload: Uint8Array): Uint8Array {
   return encodeFrame((w) => {
     for (const b of payload) w.byte(b << 24 >> 24);
   });
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 /** Feeds the chunks and copies each frame out at once (frames may be views valid only for that call). */

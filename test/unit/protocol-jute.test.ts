@@ -1,6 +1,7 @@
 // Jute encoding details that random round-trips do not pin down (FACTS.md §2-§4, §8): exact bytes,
 // null versus empty, bounds on lengths, tolerated server quirks.
 import { describe, it } from "../support/bdd.ts";
+import { hex, unhex } from "../support/bytes.ts";
 import assert from "node:assert/strict";
 import {
   JuteReader,
@@ -18,8 +19,6 @@ import {
   writeMultiResponse,
 } from "../../src/protocol/index.ts";
 
-const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
-const unhex = (s: string): Uint8Array => Uint8Array.from(s.replace(/\s+/g, "").match(/../g) ?? [], (h) => parseInt(h, 16));
 const written = (fn: (w: JuteWriter) => void): string => {
   const w = new JuteWriter(2);
   fn(w);
