@@ -28,3 +28,12 @@ export function parseMode(srvr: string): string | null {
   const m = /^Mode: (\S+)/m.exec(srvr);
   return m ? m[1] : null;
 }
+
+/** A server's mode from `srvr` (1 s timeout), or null when it does not answer. */
+export async function serverMode(host: string, port: number): Promise<string | null> {
+  try {
+    return parseMode(await fourLetterWord(host, port, "srvr", 1000));
+  } catch {
+    return null;
+  }
+}

@@ -2,12 +2,13 @@
 // Standalone servers only; ensembles always run as local JVMs. The client port is published on
 // 127.0.0.1 only, at a fixed host port so the connect string survives kill/start. testcontainers'
 // reaper removes the containers when the test process dies.
-import { existsSync, createWriteStream, readFileSync } from "node:fs";
+import { existsSync, createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { fourLetterWord, parseMode } from "./four-letter.ts";
+import { fourLetterWord, serverMode } from "./four-letter.ts";
+import { serverLogTail } from "./server-log.ts";
 import type { ServerOptions, ZkServer } from "./zk-types.ts";
 
 const IMAGE = "zookeeper:3.8.0";
@@ -133,22 +134,14 @@ class DockerServer implements ZkServer {
     logs.pipe(this.#log, { end: false });
     await this.waitServing(60_000);
   }
-  async mode(): Promise<string | null> {
-    try {
-      return parseMode(await this.fourLetter("srvr"));
-    } catch {
-      return null;
-    }
+  mode(): Promise<string | null> {
+    return serverMode(this.host, this.clientPort);
   }
   fourLetter(cmd: string): Promise<string> {
     return fourLetterWord(this.host, this.clientPort, cmd, 1000);
   }
   logTail(lines = 40): string {
-    try {
-      return readFileSync(join(this.dir, "server.log"), "utf8").split("\n").slice(-lines - 1).join("\n");
-    } catch {
-      return "(no server.log)";
-    }
+    return serverLogTail(this.dir, lines);
   }
   async close(): Promise<void> {
     await this.#container.remove({ force: true, v: true }).catch(() => {});

@@ -1,10 +1,11 @@
 // One ZooKeeper JVM on 127.0.0.1. Output goes to DIR/server.log; a tiny sh watchdog and an 'exit'
 // hook make sure the JVM dies with the test process, even when that process is SIGKILLed.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { fourLetterWord, parseMode } from "./four-letter.ts";
+import { fourLetterWord, serverMode } from "./four-letter.ts";
+import { serverLogTail } from "./server-log.ts";
 import type { LocalInstall } from "./zk-install.ts";
 import type { ZkServer } from "./zk-types.ts";
 
@@ -224,12 +225,8 @@ export class LocalServer implements ZkServer {
     }
   }
 
-  async mode(): Promise<string | null> {
-    try {
-      return parseMode(await this.fourLetter("srvr"));
-    } catch {
-      return null;
-    }
+  mode(): Promise<string | null> {
+    return serverMode(this.host, this.clientPort);
   }
 
   fourLetter(cmd: string): Promise<string> {
@@ -237,9 +234,7 @@ export class LocalServer implements ZkServer {
   }
 
   logTail(lines = 40): string {
-    const log = join(this.dir, "server.log");
-    if (!existsSync(log)) return "(no server.log)";
-    return readFileSync(log, "utf8").split("\n").slice(-lines - 1).join("\n");
+    return serverLogTail(this.dir, lines);
   }
 
   async close(): Promise<void> {
