@@ -164,7 +164,10 @@ export class Session {
   }
 
   private async establish(host: HostPort): Promise<Connection> {
-    const perHost = Math.max(1000, (this.negotiatedTimeout || this.o.sessionTimeout) / this.hosts.size);
+    let perHost = Math.max(1000, (this.negotiatedTimeout || this.o.sessionTimeout) / this.hosts.size);
+    // Before the first session, one stuck attempt (a peer that never answers nor closes) must not use
+    // up the whole connectTimeout: leave room for at least one more try.
+    if (this.firstConnect) perHost = Math.min(perHost, Math.max(500, this.o.connectTimeout / 2));
     let conn: Connection | null = null;
     const link = await this.o.dialer(
       host,
