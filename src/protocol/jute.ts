@@ -5,7 +5,8 @@ import { ProtocolError, ProtocolErrorKind } from "./errors.ts";
 const utf8Encoder = new TextEncoder();
 // Not fatal: the Java writer emits CESU-8 for characters outside the BMP in free-form strings; those
 // decode to U+FFFD instead of failing the whole reply.
-const utf8Decoder = new TextDecoder("utf-8");
+// ignoreBOM keeps a leading U+FEFF: in a node name or data it is a character, not a byte-order mark.
+const utf8Decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** Default jute.maxbuffer of both server and Java client. */
 export const DEFAULT_MAX_BUFFER = 0xfffff;

@@ -7,7 +7,7 @@ import { isZooKeeperError } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
 
 export const LATCH = "latch-";
-const decoder = new TextDecoder();
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true }); // ids keep a leading U+FEFF
 
 export interface Participant {
   id: string;

@@ -43,6 +43,15 @@ describe("Jute primitives", () => {
     assert.equal(new JuteReader(unhex("8000000000000000")).long(), -(2n ** 63n));
   });
 
+  it("keeps a leading U+FEFF in strings (a character, not a byte-order mark)", () => {
+    // Found by the round-trip property test: TextDecoder drops a leading BOM unless told not to.
+    const bytes = unhex(written((w) => w.ustring("\uFEFFnode").ustring("\uFEFF")));
+    assert.equal(hex(bytes), "00000007efbbbf6e6f646500000003efbbbf");
+    const r = new JuteReader(bytes);
+    assert.equal(r.ustring(), "\uFEFFnode");
+    assert.equal(r.ustring(), "\uFEFF");
+  });
+
   it("keeps session ids above 2^53 exact", () => {
     const id = 0x0100_0007_2dad_0001n;
     assert.equal(new JuteReader(unhex(written((w) => w.long(id)))).long(), id);
