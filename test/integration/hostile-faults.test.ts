@@ -65,6 +65,20 @@ describe("network faults between client and server (fault proxy)", () => {
     return { zk, states, sessionId: zk.sessionId, eph, watched, events, log: log.lines };
   }
 
+  /** One fault case: a fresh rig, the body, no unhandled rejection; `undo` lifts the fault even on failure. */
+  async function faultCase(name: string, body: (r: Rig) => Promise<void>, undo: () => void = () => {}): Promise<void> {
+    const unhandled = trackUnhandled();
+    const r = await rig(name);
+    try {
+      await body(r);
+      assert.deepEqual(unhandled.reasons, []);
+    } finally {
+      undo();
+      await r.zk.close();
+      unhandled.stop();
+    }
+  }
+
   /** After the fault: same session, ephemeral still owned by it, the watch fired for the change made during the fault. */
   async function assertSurvived(r: Rig): Promise<void> {
     await until("reconnected", () => r.zk.state === "connected", SESSION_MS * 2).catch((e: Error) => {
@@ -93,27 +107,18 @@ describe("network faults between client and server (fault proxy)", () => {
     return [performance.now() - t0, ...done.map((o) => o.ms)];
   }
 
-  it("cut both ways: in-flight requests reject CONNECTIONLOSS at once, the session survives", async () => {
-    const unhandled = trackUnhandled();
-    const r = await rig("cut");
-    try {
+  it("cut both ways: in-flight requests reject CONNECTIONLOSS at once, the session survives", () =>
+    faultCase("cut", async (r) => {
       const calls = Array.from({ length: 20 }, () => r.zk.getData(`${root}/big`));
       proxy.cut();
       const [ms] = await assertLost(calls, 2000);
       process.stdout.write(`cut: 20 requests rejected CONNECTIONLOSS in ${ms!.toFixed(0)} ms\n`);
       await direct.setData(r.watched, "during");
       await assertSurvived(r);
-      assert.deepEqual(unhandled.reasons, []);
-    } finally {
-      await r.zk.close();
-      unhandled.stop();
-    }
-  });
+    }));
 
-  it("reset in the middle of a reply frame: CONNECTIONLOSS, the session survives", async () => {
-    const unhandled = trackUnhandled();
-    const r = await rig("reset");
-    try {
+  it("reset in the middle of a reply frame: CONNECTIONLOSS, the session survives", () =>
+    faultCase("reset", async (r) => {
       proxy.drip(true);
       const before = proxy.bytes().down;
       const call = r.zk.getData(`${root}/big`);
@@ -125,18 +130,10 @@ describe("network faults between client and server (fault proxy)", () => {
       await assertLost([call], 2000);
       await direct.setData(r.watched, "during");
       await assertSurvived(r);
-      assert.deepEqual(unhandled.reasons, []);
-    } finally {
-      proxy.drip(false);
-      await r.zk.close();
-      unhandled.stop();
-    }
-  });
+    }, () => proxy.drip(false)));
 
-  it("blackhole (accepts, never answers): the read timeout rejects requests, the session survives when it lifts", async () => {
-    const unhandled = trackUnhandled();
-    const r = await rig("blackhole");
-    try {
+  it("blackhole (accepts, never answers): the read timeout rejects requests, the session survives when it lifts", () =>
+    faultCase("blackhole", async (r) => {
       proxy.blackhole(true);
       const t0 = performance.now();
       const calls = Array.from({ length: 5 }, () => r.zk.getData(r.eph));
@@ -149,18 +146,10 @@ describe("network faults between client and server (fault proxy)", () => {
       await direct.setData(r.watched, "during");
       proxy.blackhole(false);
       await assertSurvived(r);
-      assert.deepEqual(unhandled.reasons, []);
-    } finally {
-      proxy.blackhole(false);
-      await r.zk.close();
-      unhandled.stop();
-    }
-  });
+    }, () => proxy.blackhole(false)));
 
-  it("200 ms delay on every chunk: calls succeed, slower, and the link never drops", async () => {
-    const unhandled = trackUnhandled();
-    const r = await rig("delay");
-    try {
+  it("200 ms delay on every chunk: calls succeed, slower, and the link never drops", () =>
+    faultCase("delay", async (r) => {
       proxy.delay(200);
       const t0 = performance.now();
       const got = await r.zk.getData(`${root}/big`);
@@ -176,18 +165,10 @@ describe("network faults between client and server (fault proxy)", () => {
       proxy.delay(0);
       assert.deepEqual(r.states, [], "no state change while merely slow");
       await assertSurvived(r);
-      assert.deepEqual(unhandled.reasons, []);
-    } finally {
-      proxy.delay(0);
-      await r.zk.close();
-      unhandled.stop();
-    }
-  });
+    }, () => proxy.delay(0)));
 
-  it("one byte at a time: frames reassemble exactly, nothing drops", async () => {
-    const unhandled = trackUnhandled();
-    const r = await rig("drip");
-    try {
+  it("one byte at a time: frames reassemble exactly, nothing drops", () =>
+    faultCase("drip", async (r) => {
       // Small enough to drip through within the read timeout even where a drip step is a 1 ms timer (Deno).
       const payload = Uint8Array.from({ length: 1000 }, (_, i) => (i * 13) & 0xff);
       proxy.drip(true);
@@ -201,34 +182,19 @@ describe("network faults between client and server (fault proxy)", () => {
       proxy.drip(false);
       assert.deepEqual(r.states, [], "no state change while dripping");
       await assertSurvived(r);
-      assert.deepEqual(unhandled.reasons, []);
-    } finally {
-      proxy.drip(false);
-      await r.zk.close();
-      unhandled.stop();
-    }
-  });
+    }, () => proxy.drip(false)));
 
-  it("half-close (the server side sends FIN): CONNECTIONLOSS, the session survives", async () => {
-    const unhandled = trackUnhandled();
-    const r = await rig("half");
-    try {
+  it("half-close (the server side sends FIN): CONNECTIONLOSS, the session survives", () =>
+    faultCase("half", async (r) => {
       const calls = Array.from({ length: 10 }, () => r.zk.getData(`${root}/big`));
       proxy.halfClose();
       await assertLost(calls, 2000);
       await direct.setData(r.watched, "during");
       await assertSurvived(r);
-      assert.deepEqual(unhandled.reasons, []);
-    } finally {
-      await r.zk.close();
-      unhandled.stop();
-    }
-  });
+    }));
 
-  it("server unreachable (refused) for a while: requests queued meanwhile run after the reconnect", async () => {
-    const unhandled = trackUnhandled();
-    const r = await rig("refuse");
-    try {
+  it("server unreachable (refused) for a while: requests queued meanwhile run after the reconnect", () =>
+    faultCase("refuse", async (r) => {
       proxy.refuse(true);
       proxy.cut();
       await until("disconnected", () => r.zk.state === "disconnected", 5000);
@@ -239,13 +205,7 @@ describe("network faults between client and server (fault proxy)", () => {
       const got = await queued;
       assert.equal(new TextDecoder().decode(got.data!), "refuse");
       await assertSurvived(r);
-      assert.deepEqual(unhandled.reasons, []);
-    } finally {
-      proxy.refuse(false);
-      await r.zk.close();
-      unhandled.stop();
-    }
-  });
+    }, () => proxy.refuse(false)));
 
   // --- leaks: a child process must exit by itself promptly after close() ---
 
