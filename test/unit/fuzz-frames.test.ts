@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { describe, it } from "../support/bdd.ts";
-import { concat, unhex } from "../support/bytes.ts";
+import { concat, recordingAllocations, unhex } from "../support/bytes.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
@@ -110,23 +110,6 @@ function mutate(input: Uint8Array, m: Mutation, pool: readonly Uint8Array[]): Ui
 }
 
 // --- the checks ---
-
-/** Runs fn, recording the length of every `new Uint8Array(number)` (the decoders resolve the global at call time). */
-function recordingAllocations<T>(fn: () => T, sizes: number[]): T {
-  const Real = globalThis.Uint8Array;
-  class Recording extends Real {
-    constructor(...args: unknown[]) {
-      if (typeof args[0] === "number") sizes.push(args[0]);
-      super(...(args as [number]));
-    }
-  }
-  globalThis.Uint8Array = Recording as Uint8ArrayConstructor;
-  try {
-    return fn();
-  } finally {
-    globalThis.Uint8Array = Real;
-  }
-}
 
 /** The largest length of any array, byte array or string inside a decoded value. */
 function largest(v: unknown, depth = 0): number {

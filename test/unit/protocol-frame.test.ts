@@ -1,7 +1,7 @@
 // FrameDecoder: identical frames however the stream is chunked, and a hostile length prefix fails at
 // once, before any buffer of that size exists. Plus the byte-exact constant frames of FACTS.md §1.
 import { describe, it } from "../support/bdd.ts";
-import { concat, hex, unhex } from "../support/bytes.ts";
+import { concat, hex, recordingAllocations, unhex } from "../support/bytes.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
@@ -38,25 +38,10 @@ const payloads: Uint8Array[] = [0, 1, 3, 4, 5, 8, 17, 0, 64, 2, 300, 0].map((n, 
 const stream = concat([...payloads.map(frameOf), PING_FRAME]);
 const expected = [...payloads, PING_FRAME.subarray(4)].map(hex);
 
-/**
- * Runs fn while recording the length of every `new Uint8Array(number)` made anywhere, by swapping the
- * global constructor for a recording subclass (the decoder resolves the global at call time).
- */
+/** The length of every `new Uint8Array(number)` made while fn runs. */
 function allocations(fn: () => void): number[] {
-  const Real = globalThis.Uint8Array;
   const sizes: number[] = [];
-  class Recording extends Real {
-    constructor(...args: unknown[]) {
-      if (typeof args[0] === "number") sizes.push(args[0]);
-      super(...(args as [number]));
-    }
-  }
-  globalThis.Uint8Array = Recording as Uint8ArrayConstructor;
-  try {
-    fn();
-  } finally {
-    globalThis.Uint8Array = Real;
-  }
+  recordingAllocations(fn, sizes);
   return sizes;
 }
 
