@@ -1,20 +1,10 @@
 // Runs one runner process and returns its result line. For the watch storm the runner first reports
 // {"armed": dir, count}; then this side says "go" on its stdin and fires the change (onArmed).
 import { spawn } from "node:child_process";
+import type { Result } from "../runners/harness.ts";
 
-export interface RunnerResult {
-  peer: string;
-  runtime: string;
-  workload: string;
-  ops: number;
-  seconds: number;
-  opsPerSec: number;
-  p50Ms: number;
-  p99Ms: number;
-  cpuSec: number;
-  cpuPer10k: number;
-  extra?: Record<string, number>;
-}
+/** What a runner prints (bench/runners/harness.ts `Result`); the Java runner prints the same fields. */
+export type RunnerResult = Omit<Result, "params">;
 
 export function runChild(
   cmd: string,
