@@ -61,6 +61,8 @@ export class Connection {
   private lastSend = 0;
   private lastRecv = 0;
   private pingsOutstanding = 0;
+  private tickMs = 0;
+  private lastTick = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readTimeout = 0;
   private pingInterval = 0;
@@ -100,7 +102,9 @@ export class Connection {
     }
     // Only whole frames count as hearing from the server (as in the Java client): a frame that
     // never completes must not keep a dead or desynchronised link alive past the read timeout.
-    if (frames.length > 0) this.lastRecv = this.now();
+    // Nor do frames read while our own timers are overdue: the process was stalled (SIGSTOP, a long
+    // GC, a blocked loop), so these bytes may have sat in the socket buffer since long before now.
+    if (frames.length > 0 && !this.stalled()) this.lastRecv = this.now();
     for (const frame of frames) {
       if (this.closedReason !== null) return;
       try {
@@ -159,9 +163,16 @@ export class Connection {
     this.schedule();
   }
 
+  /** True when the periodic tick is well overdue, i.e. this process has not been running on time. */
+  private stalled(): boolean {
+    return this.tickMs > 0 && this.now() - this.lastTick > 2 * this.tickMs + 100;
+  }
+
   private schedule(): void {
     if (this.closedReason !== null) return;
     const tick = Math.max(50, Math.min(this.pingInterval / 4, 1000));
+    this.tickMs = tick;
+    this.lastTick = this.now();
     this.timer = setTimeout(() => this.onTick(), tick);
     // The socket keeps the process alive while connected; the timer must not on its own.
     (this.timer as { unref?: () => void }).unref?.();
