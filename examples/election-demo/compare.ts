@@ -189,7 +189,8 @@ async function runDesign(design: DesignName, admin: ZooKeeper, root: string, ser
     const orphanCount = await orphans(admin, run, dir);
     say(design, first ? `${first.box.id} is master ${Math.round(lostReply!)} ms after the lost reply; orphans: ${orphanCount}` : `no master ${(lostReplyBoundMs / 1000).toFixed(1)} s after the lost reply; orphans: ${orphanCount}`);
     if (!first) {
-      say(`${design}`, "Machine1 is stuck behind its own orphan: kill -9 and restart it (what an operator would do)");
+      const why = orphanCount > 0 ? "stuck behind the orphan its lost create left" : "no master (and no orphan)";
+      say(design, `Machine1: ${why}: kill -9 and restart it (what an operator would do)`);
       await run.kill(m1);
       await run.spawn("Machine1");
     }
