@@ -6,3 +6,5 @@ export type { GroupMemberEvents, GroupMemberOptions, Member } from "./group-memb
 export { Lock, LockNotReentrantError } from "./lock.ts";
 export type { LockEvents, LockLostReason, LockOptions } from "./lock.ts";
 export type { ElectionProtocol, LockNaming } from "./naming.ts";
+export { TreeCache } from "./tree-cache.ts";
+export type { CachedNode, TreeCacheEvents, TreeCacheOptions } from "./tree-cache.ts";
