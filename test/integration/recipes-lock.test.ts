@@ -4,7 +4,7 @@ import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, isZooKeeperError } from "../../src/index.ts";
-import { Lock, LockNotReentrantError, type LockLostReason } from "../../src/recipes/index.ts";
+import { LeaderElection, Lock, LockNotReentrantError, type LockLostReason } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import { nextEvent, sleep, until } from "../support/participant-wait.ts";
 import { sharedServer } from "../support/zk-server.ts";
@@ -147,5 +147,38 @@ describe("Lock", () => {
     for (const bad of ["", "relative", "/trailing/"]) assert.throws(() => new Lock(zk, bad), (e) => isZooKeeperError(e, ErrorCode.BADARGUMENTS));
     assert.throws(() => new Lock(zk, "/x", { naming: "zk" as never }), (e) => isZooKeeperError(e, ErrorCode.BADARGUMENTS));
     assert.throws(() => new Lock(zk, "/x", { id: 5 as never }), (e) => isZooKeeperError(e, ErrorCode.BADARGUMENTS));
+  });
+});
+
+describe("LeaderElection protocols", () => {
+  sessions.hooks();
+  const NAMES_BY_PROTOCOL = { "curator-latch": /-latch-\d{10}$/, "curator-selector": NAMES.curator, kazoo: NAMES.kazoo };
+  for (const protocol of ["curator-latch", "curator-selector", "kazoo"] as const) {
+    it(`${protocol}: names its candidates as the other clients do and reads their ids in order`, async () => {
+      const path = `${root}/election-${protocol}`;
+      const es: LeaderElection[] = [];
+      for (let i = 0; i < 3; i++) {
+        const e = new LeaderElection(await client(), path, { id: `e${i}`, protocol });
+        await e.start();
+        es.push(e);
+      }
+      await until("one leader", () => es.filter((e) => e.isLeader).length === 1);
+      assert.ok(es[0].isLeader);
+      const ps = await es[2].participants();
+      assert.deepEqual(ps.map((p) => p.id), ["e0", "e1", "e2"]);
+      for (const p of ps) assert.match(p.path.slice(path.length + 1), NAMES_BY_PROTOCOL[protocol]);
+      // A Lock of the matching naming on the same path queues behind the election's candidates.
+      if (protocol !== "curator-latch") {
+        const l = new Lock(await client(), path, { id: "locker", naming: protocol === "kazoo" ? "kazoo" : "curator" });
+        await assert.rejects(l.acquire({ timeout: 100 }), (e) => isZooKeeperError(e, ErrorCode.OPERATIONTIMEOUT));
+      }
+      await es[0].close();
+      await until("handover", () => es[1].isLeader);
+      assert.equal((await es[2].leader())?.id, "e1");
+      await Promise.all(es.map((e) => e.close()));
+    }, 30_000);
+  }
+  it("rejects an unknown protocol with BADARGUMENTS", () => {
+    assert.throws(() => new LeaderElection({} as ZooKeeper, "/x", { id: "a", protocol: "zab" as never }), (e) => isZooKeeperError(e, ErrorCode.BADARGUMENTS));
   });
 });

@@ -39,6 +39,13 @@ export async function freshRead(zk: ZooKeeper, root: string): Promise<Tree> {
   return out;
 }
 
+async function untilConnected(zk: ZooKeeper): Promise<void> {
+  while (zk.state !== "connected") {
+    if (zk.state === "expired" || zk.state === "closed") throw new Error(`the writer's session is ${zk.state}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export function dump(cache: TreeCache): Tree {
   const out: Tree = new Map();
   for (const p of cache.paths()) out.set(p, key(cache.get(p)!));
@@ -97,6 +104,7 @@ export async function randomWorkload(zk: ZooKeeper, root: string, count: number,
       else await zk.delete(path);
       applied++;
     } catch (e) {
+      if (isZooKeeperError(e, -4)) return untilConnected(zk); // the writer's server went: uncounted, maybe applied
       if (!(isZooKeeperError(e, -101) || isZooKeeperError(e, -110) || isZooKeeperError(e, -111))) throw e;
     }
   };
