@@ -42,9 +42,9 @@ describe("Lock and election interop with Curator and kazoo", () => {
 
   for (const [protocol, foreign] of [["curator-selector", "java"], ["kazoo", "python"]] as const) {
     it(`${protocol}: one leader that every process agrees on, through crashes of either kind`, async () => {
-      const r = await runElection({ connectString, path: `/interop-election-${protocol}-${tag}`, kinds: ["ts", foreign, "ts", foreign], protocol, sessionMs: SESSION_MS, crashes: 3, log });
+      const r = await runElection({ connectString, path: `/interop-election-${protocol}-${tag}`, kinds: ["ts", foreign, "ts", foreign], protocol, sessionMs: SESSION_MS, crashes: 2, log });
       console.log(`[election interop ${protocol}] ${JSON.stringify(r)}`);
-      assert.equal(r.stablePoints.length, 4);
+      assert.equal(r.stablePoints.length, 3);
       assert.ok(r.stablePoints.every((p) => p.agreed === 4));
       assert.ok(new Set(r.stablePoints.map((p) => p.kind)).size === 2, "both kinds led at some point");
     }, 120_000);
