@@ -65,6 +65,8 @@ describe("recipes torture on a 3-server ensemble", () => {
   it(`TreeCache: ${CHANGES} random changes with link cuts and a server kill`, async () => {
     const proxies: FaultProxy[] = await Promise.all(ensemble.servers.map((s) => startFaultProxy(s.host, s.clientPort)));
     const writer = await ZooKeeper.connect(ensemble.connectString, { sessionTimeout: 10_000 });
+    const t0 = performance.now();
+    writer.on("state", (s) => console.log(`[tree cache] writer ${s} at ${Math.round(performance.now() - t0)} ms (${writer.remoteAddress ?? "-"})`));
     const zk = await ZooKeeper.connect(proxies.map((p) => p.connectString).join(","), { sessionTimeout: 10_000 });
     try {
       const base = `/torture-cache-${tag}`;
@@ -84,7 +86,11 @@ describe("recipes torture on a 3-server ensemble", () => {
           // kill -9 the server the cache's session is on (reached through its proxy)
           const port = Number(zk.remoteAddress?.split(":").pop());
           const i = proxies.findIndex((p) => p.port === port);
-          if (i >= 0) setTimeout(() => void ensemble.servers[i].kill("SIGKILL"), 50);
+          assert.ok(i >= 0, `the cache's link ${zk.remoteAddress} is one of the proxies`);
+          setTimeout(() => {
+            console.log(`[tree cache] kill -9 server ${ensemble.servers[i].id} (the cache's) during round ${round}`);
+            void ensemble.servers[i].kill("SIGKILL");
+          }, 50);
         }
         applied += await work;
         if (round === 6) {
