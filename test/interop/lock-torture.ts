@@ -4,6 +4,7 @@
 // release (zookeeper-ts waiters report theirs), failover times and whether tokens grew.
 import type { LineEvent } from "../support/line-process.ts";
 import type { ZkEnsemble } from "../support/zk-server.ts";
+import { analyseHolds, type HeldInterval } from "./hold-analysis.ts";
 import { spawnContender, type Contender, type ContenderKind } from "./contenders.ts";
 
 export type Fault = "kill" | "stop" | "server";
@@ -21,12 +22,8 @@ export interface TortureConfig {
   log?: (line: string) => void;
 }
 
-interface Hold {
+interface Hold extends HeldInterval {
   who: Contender;
-  start: bigint;
-  end: bigint | null;
-  token: bigint;
-  receivedNs: bigint;
 }
 
 export interface TortureRecord {
@@ -90,6 +87,7 @@ export async function runTorture(cfg: TortureConfig): Promise<TortureRecord> {
   };
 
   const failovers: TortureRecord["failovers"] = [];
+  let closingAt = 0n;
   try {
     for (const k of cfg.kinds) await add(k);
     const target = holds.length + cfg.acquisitions; // counted once every contender is in
@@ -128,36 +126,20 @@ export async function runTorture(cfg: TortureConfig): Promise<TortureRecord> {
     }
     await nextHold(target - 1, 120_000);
   } finally {
+    closingAt = process.hrtime.bigint();
     await Promise.all(contenders.map((c) => c.close(5000)));
   }
+  // Judge what happened before the closing began: a hold still open then ends there.
+  const judged = holds.filter((h) => h.start < closingAt).map((h) => ({ ...h, end: h.end ?? closingAt }));
 
-  const sorted = [...holds].sort((a, b) => (a.start < b.start ? -1 : 1));
-  const overlaps: string[] = [];
-  for (let i = 0; i < sorted.length; i++) {
-    const a = sorted[i];
-    const margin = a.who.clockErrorNs + 1_000_000n;
-    for (let j = i + 1; j < sorted.length; j++) {
-      const b = sorted[j];
-      const end = a.end ?? b.start + 1n; // a hold never closed (the run ended): counts only if b is inside
-      if (b.start + margin < end) overlaps.push(`${a.who.id} [${a.start}, ${a.end}] vs ${b.who.id} from ${b.start}`);
-      else break;
-    }
-  }
-  let maxWakes = 0;
-  const byReceipt = [...holds].sort((a, b) => (a.receivedNs < b.receivedNs ? -1 : 1));
-  for (let i = 1; i < byReceipt.length; i++) {
-    const n = wakes.filter((w) => w > byReceipt[i - 1].receivedNs && w <= byReceipt[i].receivedNs).length;
-    maxWakes = Math.max(maxWakes, n);
-  }
+  const a = analyseHolds(judged, wakes);
   const byKind: Record<string, number> = {};
   for (const h of holds) byKind[h.who.kind] = (byKind[h.who.kind] ?? 0) + 1;
   return {
     holds: holds.length,
     byKind,
-    overlaps,
-    maxWakesPerRelease: maxWakes,
+    ...a,
     wakes: wakes.length,
-    tokensIncreasing: sorted.every((h, i) => i === 0 || h.token > sorted[i - 1].token),
     failovers,
     seconds: (performance.now() - t0) / 1000,
   };
