@@ -101,10 +101,11 @@ export class Lock extends EventEmitter<LockEvents> {
   /**
    * Resolves once the lock is held. Rejects on abort or timeout (after our znode is deleted, so
    * nothing is left behind), when the session ends, or with LockNotReentrantError while held or pending.
+   * After "lost" it may be called at once: it queues behind the deletion of the lost znode.
    */
   acquire(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<void> {
     if (TERMINAL.has(this.zk.state)) return Promise.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, `the session is ${this.zk.state}`, { op: "acquire", path: this.path }));
-    if (this.attempt) return Promise.reject(new LockNotReentrantError(this.path));
+    if (this.attempt && !this.attempt.over) return Promise.reject(new LockNotReentrantError(this.path));
     const { signal, timeout } = options ?? {};
     if (timeout !== undefined && (typeof timeout !== "number" || !(timeout >= 0))) {
       return Promise.reject(new ZooKeeperError(ErrorCode.BADARGUMENTS, "timeout must be a number of ms >= 0", { op: "acquire", path: this.path }));
@@ -131,7 +132,8 @@ export class Lock extends EventEmitter<LockEvents> {
         void this.serial.run(() => this.cleanUp(attempt)).then(() => reject(e), () => reject(e));
       };
       const onAbort = (): void => giveUp(signal!.reason);
-      this.attempt = attempt;
+      this.attempt = attempt; // a lost or released one still cleaning up goes first (Serial)
+      this.zk.off("state", this.onState);
       this.zk.on("state", this.onState);
       signal?.addEventListener("abort", onAbort, { once: true });
       if (timeout !== undefined) timer = setTimeout(() => giveUp(new ZooKeeperError(ErrorCode.OPERATIONTIMEOUT, `lock not acquired within ${timeout} ms`, { op: "acquire", path: this.path })), timeout);

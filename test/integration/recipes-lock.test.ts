@@ -142,6 +142,21 @@ describe("Lock", () => {
     assert.deepEqual(await l.contenders(), []);
   }, 30_000);
 
+  it("can be acquired again straight from the lost event (it queues behind the lost znode's cleanup)", async () => {
+    const path = `${root}/again`;
+    const l = new Lock(await client(), path, { id: "again" });
+    await l.acquire();
+    const first = l.nodePath!;
+    const other = await client();
+    const reacquired = new Promise<void>((resolve, reject) => l.once("lost", () => l.acquire().then(resolve, reject)));
+    await other.delete(first);
+    await reacquired;
+    assert.ok(l.isHeld);
+    assert.notEqual(l.nodePath, first);
+    assert.deepEqual((await l.contenders()).map((c) => c.path), [l.nodePath]);
+    await l.release();
+  }, 30_000);
+
   it("rejects bad arguments with BADARGUMENTS", () => {
     const zk = {} as ZooKeeper;
     for (const bad of ["", "relative", "/trailing/"]) assert.throws(() => new Lock(zk, bad), (e) => isZooKeeperError(e, ErrorCode.BADARGUMENTS));
