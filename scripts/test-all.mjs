@@ -31,6 +31,8 @@ const CROSS_RUNTIME = [
   "test/integration/recipes-process.test.ts",
   "test/integration/recipes-interop.test.ts",
   "test/integration/recipes-blackhole.test.ts",
+  "test/integration/recipes-lock.test.ts",
+  "test/integration/recipes-tree-cache.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
