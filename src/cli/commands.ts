@@ -28,6 +28,8 @@ export interface CommandSpec {
   /** Positional arguments: at least min, at most max. */
   min: number;
   max: number;
+  /** Integer options, checked before connecting: name → [what, minimum]. */
+  ints?: Record<string, [string, number]>;
   load: () => Promise<Record<string, Run>>;
 }
 
@@ -45,19 +47,19 @@ export const COMMANDS: Record<string, CommandSpec> = {
   stat: { usage: "stat PATH", summary: "the node's Stat", options: {}, min: 1, max: 1, load: nodes },
   create: {
     usage: "create [-e] [-s] [-c] [-t TTL] [-p] PATH [DATA]", summary: "create a node (ephemeral, sequential, container, TTL ms, parents)",
-    options: { e: b("e"), s: b("s"), c: b("c"), t: s("t"), p: b("p") }, min: 1, max: 2, load: nodes,
+    options: { e: b("e"), s: b("s"), c: b("c"), t: s("t"), p: b("p") }, min: 1, max: 2, ints: { t: ["create -t TTL", 1] }, load: nodes,
   },
-  set: { usage: "set [-v VERSION] PATH DATA", summary: "set the data", options: { v: s("v") }, min: 2, max: 2, load: nodes },
-  delete: { usage: "delete [-v VERSION] [-r] PATH", summary: "delete a node (-r: the whole subtree)", options: { v: s("v"), r: b("r") }, min: 1, max: 1, load: nodes },
+  set: { usage: "set [-v VERSION] PATH DATA", summary: "set the data", options: { v: s("v") }, min: 2, max: 2, ints: { v: ["set -v VERSION", 0] }, load: nodes },
+  delete: { usage: "delete [-v VERSION] [-r] PATH", summary: "delete a node (-r: the whole subtree)", options: { v: s("v"), r: b("r") }, min: 1, max: 1, ints: { v: ["delete -v VERSION", 0] }, load: nodes },
   sync: { usage: "sync PATH", summary: "sync the server with the leader", options: {}, min: 1, max: 1, load: nodes },
   count: { usage: "count PATH", summary: "number of descendants (getAllChildrenNumber)", options: {}, min: 1, max: 1, load: nodes },
   getacl: { usage: "getacl PATH", summary: "the ACL, scheme:id:perms (cdrwa)", options: {}, min: 1, max: 1, load: access },
-  setacl: { usage: "setacl [-v VERSION] PATH ACL[,ACL...]", summary: "set the ACL", options: { v: s("v") }, min: 2, max: 2, load: access },
+  setacl: { usage: "setacl [-v VERSION] PATH ACL[,ACL...]", summary: "set the ACL", options: { v: s("v") }, min: 2, max: 2, ints: { v: ["setacl -v VERSION", 0] }, load: access },
   whoami: { usage: "whoami", summary: "this session's identities", options: {}, min: 0, max: 0, load: access },
   ephemerals: { usage: "ephemerals [PREFIX]", summary: "this session's ephemeral nodes", options: {}, min: 0, max: 1, load: access },
   watch: {
     usage: "watch [-r] [--count N] PATH", summary: "print events until N of them or Ctrl-C (-r: recursive)",
-    options: { r: b("r"), count: s() }, min: 1, max: 1, load: watching,
+    options: { r: b("r"), count: s() }, min: 1, max: 1, ints: { count: ["watch --count N", 1] }, load: watching,
   },
   leader: { usage: "leader [--all] PATH", summary: "the leader of a LeaderElection / LeaderLatch (--all: then the candidates)", options: { all: b() }, min: 1, max: 1, load: recipes },
   members: { usage: "members PATH", summary: "GroupMember ids", options: {}, min: 1, max: 1, load: recipes },

@@ -1,7 +1,6 @@
 // From the global options to ZooKeeper.connect(): server list, connect timeout, TLS files, SASL
 // DIGEST-MD5 (the password from a file or $ZK_SASL_PASSWORD, never from the command line), digest auth.
 import { readFileSync } from "node:fs";
-import process from "node:process";
 import type { ConnectOptions } from "../index.ts";
 import { ZooKeeper } from "../index.ts";
 import { UsageError, intOption } from "./args.ts";

@@ -2,7 +2,6 @@
 // zkts: a ZooKeeper command line for Node, Bun and Deno (the same file on all three). Parses the
 // arguments, connects while the command's module loads, runs it, and exits 0 (success), 1 (a
 // ZooKeeper error or another failure, on stderr) or 2 (a usage error, with the usage on stderr).
-import process from "node:process";
 import type { ZooKeeper } from "../index.ts";
 import { Failure, UsageError, parseInvocation, type Invocation } from "./args.ts";
 import { COMMANDS, report, usage, type Run, type Streams } from "./commands.ts";
@@ -51,10 +50,13 @@ async function run(argv: readonly string[], io: Streams): Promise<number> {
   }
 }
 
-const status = await run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }).catch((e: unknown) => {
-  process.stderr.write(`zkts: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  return 1;
-});
-process.exitCode = status;
-// Everything is closed; should a runtime keep a stray handle alive, do not hang on it.
-setTimeout(() => process.exit(status), 2000).unref();
+void run(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr })
+  .catch((e: unknown) => {
+    process.stderr.write(`zkts: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    return 1;
+  })
+  .then((status) => {
+    process.exitCode = status;
+    // Everything is closed; should a runtime keep a stray handle alive, do not hang on it.
+    setTimeout(() => process.exit(status), 2000).unref();
+  });

@@ -5,7 +5,6 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { createInterface, type Interface } from "node:readline";
 import type { ZooKeeper } from "../index.ts";
 import { Failure, parseCommand, splitWords } from "./args.ts";

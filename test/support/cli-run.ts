@@ -1,11 +1,31 @@
 // Runs the zkts command (src/cli/main.ts) as a child process under the runtime running the test
-// (Node via tsx, Bun, Deno), collecting stdout as bytes, stderr as text and the exit status; or
+// (Bun and Deno run the source; under Node it is bundled once per test process with esbuild, tsx's
+// own compiler, since tsx would recompile it on every one of the many spawns), collecting stdout as bytes, stderr as text and the exit status; or
 // under a pseudo-terminal (pty-drive.py, python3's pty module) for the interactive shell.
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { REPO_DIR, runtimeCommand, type Runtime } from "./line-process.ts";
 
 export const RUNTIME: Runtime = "Bun" in globalThis ? "bun" : "Deno" in globalThis ? "deno" : "node";
 const MAIN = `${REPO_DIR}src/cli/main.ts`;
+
+let bundled: Promise<string> | undefined;
+
+/** The command that runs zkts here: the source under Bun and Deno, a bundle of it under Node. */
+async function command(): Promise<[string, string[]]> {
+  if (RUNTIME !== "node") return runtimeCommand(RUNTIME, MAIN);
+  bundled ??= (async () => {
+    const { build } = await import("esbuild");
+    const dir = mkdtempSync(join(tmpdir(), "zkts-cli-"));
+    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    const outfile = join(dir, "zkts.mjs");
+    await build({ entryPoints: [MAIN], bundle: true, platform: "node", format: "esm", target: "node20", outfile, logLevel: "warning" });
+    return outfile;
+  })();
+  return [process.execPath, [await bundled]];
+}
 
 export interface CliResult {
   code: number | null;
@@ -32,8 +52,8 @@ export interface CliProcess {
   readonly done: Promise<CliResult>;
 }
 
-export function startCli(args: readonly string[], o: CliOptions = {}): CliProcess {
-  const [cmd, base] = runtimeCommand(RUNTIME, MAIN);
+export async function startCli(args: readonly string[], o: CliOptions = {}): Promise<CliProcess> {
+  const [cmd, base] = await command();
   const child = spawn(cmd, [...base, ...args], { cwd: REPO_DIR, env: { ...process.env, ...o.env }, stdio: ["pipe", "pipe", "pipe"] });
   const chunks: Buffer[] = [];
   let err = "";
@@ -64,13 +84,13 @@ export function startCli(args: readonly string[], o: CliOptions = {}): CliProces
   };
 }
 
-export function zkts(args: readonly string[], o: CliOptions = {}): Promise<CliResult> {
-  return startCli(args, o).done;
+export async function zkts(args: readonly string[], o: CliOptions = {}): Promise<CliResult> {
+  return (await startCli(args, o)).done;
 }
 
 /** The command line under a pseudo-terminal: pty-drive.py relays our stdin to it and its screen to our stdout. */
-export function startCliPty(args: readonly string[], env: Record<string, string | undefined> = {}): CliProcess & { send(keys: string): void } {
-  const [cmd, base] = runtimeCommand(RUNTIME, MAIN);
+export async function startCliPty(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliProcess & { send(keys: string): void }> {
+  const [cmd, base] = await command();
   const child = spawn("python3", [`${REPO_DIR}test/support/pty-drive.py`, cmd, ...base, ...args], {
     cwd: REPO_DIR, env: { ...process.env, ...env, TERM: "xterm" }, stdio: ["pipe", "pipe", "pipe"],
   });
