@@ -89,7 +89,13 @@ export async function zkts(args: readonly string[], o: CliOptions = {}): Promise
 }
 
 /** The command line under a pseudo-terminal: pty-drive.py relays our stdin to it and its screen to our stdout. */
-export async function startCliPty(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliProcess & { send(keys: string): void }> {
+export interface PtyProcess extends CliProcess {
+  send(keys: string): void;
+  /** Resolves once the screen holds `text` after position `from` (a test reads the screen as it grows). */
+  waitForScreen(text: string, from?: number, filter?: (s: string) => string): Promise<void>;
+}
+
+export async function startCliPty(args: readonly string[], env: Record<string, string | undefined> = {}, killAfterMs = 50_000): Promise<PtyProcess> {
   const [cmd, base] = await command();
   const child = spawn("python3", [`${REPO_DIR}test/support/pty-drive.py`, cmd, ...base, ...args], {
     cwd: REPO_DIR, env: { ...process.env, ...env, TERM: "xterm" }, stdio: ["pipe", "pipe", "pipe"],
@@ -103,7 +109,7 @@ export async function startCliPty(args: readonly string[], env: Record<string, s
   });
   child.stderr!.on("data", (c: Buffer) => (err += c.toString("utf8")));
   child.stdin!.on("error", () => {});
-  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
   const done = new Promise<CliResult>((resolve) => {
     child.on("close", (code, signal) => {
       clearTimeout(timer);
@@ -117,5 +123,19 @@ export async function startCliPty(args: readonly string[], env: Record<string, s
     done,
     send: (keys) => void child.stdin!.write(keys),
     waitForOutput: (t) => (screen.includes(t) ? Promise.resolve() : new Promise((resolve, reject) => waiters.push({ text: t, resolve, reject }))),
+    waitForScreen: (text, from = 0, filter = (s) => s) => {
+      if (filter(screen).slice(from).includes(text)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const onData = (): void => {
+          if (!filter(screen).slice(from).includes(text)) return;
+          child.stdout!.off("data", onData);
+          child.off("close", onClose);
+          resolve();
+        };
+        const onClose = (): void => reject(new Error(`shell exited before showing ${JSON.stringify(text)}; screen: ${JSON.stringify(filter(screen))}; stderr: ${err}`));
+        child.stdout!.on("data", onData);
+        child.once("close", onClose);
+      });
+    },
   };
 }
