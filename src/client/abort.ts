@@ -13,13 +13,14 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** The signal of `options`, validated (BADARGUMENTS for anything but an AbortSignal). */
+/** The signal of `options`, validated (BADARGUMENTS for anything but an AbortSignal); throws its reason when aborted. */
 export function signalOf(op: string, path: string | undefined, options: CallOptions | undefined): AbortSignal | undefined {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== "object") throw badArguments("options must be an object", op, path);
   const s = options.signal;
   if (s === undefined) return undefined;
   if (typeof AbortSignal === "undefined" || !(s instanceof AbortSignal)) throw badArguments("signal must be an AbortSignal", op, path);
+  s.throwIfAborted();
   return s;
 }
 

@@ -83,6 +83,8 @@ async function postOrder(zk: HelperClient, path: string, signal?: AbortSignal): 
   return [...below.flatMap((b) => b ?? []), path];
 }
 
+const isRace = (e: unknown): boolean => isZooKeeperError(e, ErrorCode.NONODE) || isZooKeeperError(e, ErrorCode.NOTEMPTY);
+
 /** Batches of delete ops whose multi request stays within `maxBytes`. */
 function batches(paths: readonly string[], maxBytes: number): string[][] {
   const out: string[][] = [];
@@ -105,25 +107,40 @@ function batches(paths: readonly string[], maxBytes: number): string[][] {
 /**
  * Deletes `root` and everything below it, deepest first, in multi batches of at most `maxBytes`.
  * A batch that meets a node deleted meanwhile (NONODE) or a child created meanwhile (NOTEMPTY) applied
- * nothing (a multi is atomic): the remaining tree is read again and the deletion resumed, at most
- * ROUNDS times. NONODE only when `root` never existed during the call.
+ * nothing (a multi is atomic): the ops before the failed one are sent again on their own, the remaining
+ * tree is read again and the deletion resumed. It gives up
+ * (with that error) only after ROUNDS rounds in a row that deleted nothing. NONODE only when `root`
+ * never existed during the call.
  */
 export async function deleteTree(zk: HelperClient, root: string, maxBytes: number, signal?: AbortSignal): Promise<void> {
   if (root === "/") throw badArguments("the root node cannot be deleted", "deleteRecursive", root);
   let existed = false;
-  for (let round = 1; ; round++) {
+  for (let idle = 0; ; ) {
     const nodes = await postOrder(zk, root, signal);
     if (nodes === null) {
       if (existed) return; // someone else finished it
       throw new ZooKeeperError(ErrorCode.NONODE, undefined, { op: "deleteRecursive", path: root });
     }
     existed = true;
+    let deleted = 0;
     try {
-      for (const batch of batches(nodes, maxBytes)) await zk.multi(batch.map((p) => Op.delete(p)), { signal });
+      for (const batch of batches(nodes, maxBytes)) {
+        try {
+          await zk.multi(batch.map((p) => Op.delete(p)), { signal });
+          deleted += batch.length;
+        } catch (e) {
+          // The ops before the one that failed would have applied: delete those, then read again.
+          const failed = e instanceof ZooKeeperError ? (e.results?.findIndex((r) => r.type === "error" && r.code !== ErrorCode.OK) ?? -1) : -1;
+          if (failed > 0 && isRace(e)) {
+            await zk.multi(batch.slice(0, failed).map((p) => Op.delete(p)), { signal }).then(() => (deleted += failed), () => {});
+          }
+          throw e;
+        }
+      }
       return;
     } catch (e) {
-      const raced = isZooKeeperError(e, ErrorCode.NONODE) || isZooKeeperError(e, ErrorCode.NOTEMPTY);
-      if (!raced || round >= ROUNDS) throw e;
+      idle = deleted > 0 ? 0 : idle + 1;
+      if (!isRace(e) || idle >= ROUNDS) throw e;
     }
   }
 }
