@@ -33,6 +33,10 @@ const CROSS_RUNTIME = [
   "test/integration/recipes-blackhole.test.ts",
   "test/integration/recipes-lock.test.ts",
   "test/integration/recipes-tree-cache.test.ts",
+  "test/integration/cli-commands.test.ts",
+  "test/integration/cli-shell.test.ts",
+  "test/integration/cli-secure.test.ts",
+  "test/integration/helpers-ops.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -5,3 +5,5 @@ export { Op } from "./op.ts";
 export { Transaction } from "./transaction.ts";
 export { Ids, digestId } from "./acl.ts";
 export type * from "./types.ts";
+export { withRetry } from "./helpers.ts";
+export type { RetryOptions } from "./helpers.ts";

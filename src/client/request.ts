@@ -15,6 +15,8 @@ export interface Request<T> {
   decode?: (r: JuteReader) => T;
   /** Runs in the receive path with the reply's error code, before the promise settles. */
   onReply?: (err: number) => void;
+  /** While the request waits for a connection, an abort drops it unsent (the caller already rejected). */
+  signal?: AbortSignal;
 }
 
 /** Encodes `req` with xid 0 (patched by patchXid); throws BADARGUMENTS when it cannot be sent. */

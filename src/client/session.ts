@@ -289,7 +289,7 @@ export class Session {
         return;
       }
       // Not connected: wait for the next connection, but never longer than a session could survive.
-      this.queue.push(frame, inFlight, this.negotiatedTimeout || this.o.connectTimeout);
+      this.queue.push(frame, inFlight, this.negotiatedTimeout || this.o.connectTimeout, req.signal);
     });
   }
 

@@ -1,6 +1,7 @@
 // Public types of the client (API.md): session states, events, options, op results.
 import type { ACL, Id, Stat } from "../protocol/records.ts";
 import type { ConnectionOptions } from "node:tls";
+import type { CallOptions } from "./abort.ts";
 
 export type { ACL, Id, Stat };
 
@@ -66,11 +67,15 @@ export interface ConnectOptions {
   clientSideExpiry?: boolean;
 }
 
-export interface CreateOptions {
+export type { CallOptions };
+
+export interface CreateOptions extends CallOptions {
   mode?: number;
   acl?: ACL[];
   /** ms, for the TTL modes. */
   ttl?: number;
+  /** Create missing ancestors first: containers where the server has them, else persistent, with `acl`. */
+  createParents?: boolean;
 }
 
 export type OpResult =

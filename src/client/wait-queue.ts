@@ -8,6 +8,7 @@ interface Waiting {
   frame: Uint8Array;
   inFlight: InFlight;
   timer: ReturnType<typeof setTimeout> | null;
+  unlisten?: () => void;
 }
 
 export class WaitQueue {
@@ -17,12 +18,21 @@ export class WaitQueue {
     return this.items.length;
   }
 
-  push(frame: Uint8Array, inFlight: InFlight, waitMs: number): void {
+  push(frame: Uint8Array, inFlight: InFlight, waitMs: number, signal?: AbortSignal): void {
     const w: Waiting = { frame, inFlight, timer: null };
     w.timer = setTimeout(() => {
       w.timer = null;
+      w.unlisten?.();
       if (this.remove(w)) inFlight.onFail(ErrorCode.CONNECTIONLOSS, `not connected for ${waitMs} ms`);
     }, waitMs);
+    // An aborted caller has rejected already: drop the request unsent (its promise is settled).
+    if (signal) {
+      const onAbort = (): void => {
+        if (this.remove(w) && w.timer) clearTimeout(w.timer);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      w.unlisten = () => signal.removeEventListener("abort", onAbort);
+    }
     this.items.push(w);
   }
 
@@ -30,6 +40,7 @@ export class WaitQueue {
   release(send: (frame: Uint8Array, inFlight: InFlight) => void): void {
     for (const w of this.items.drain()) {
       if (w.timer) clearTimeout(w.timer);
+      w.unlisten?.();
       send(w.frame, w.inFlight);
     }
   }
@@ -37,6 +48,7 @@ export class WaitQueue {
   failAll(code: number, reason: string): void {
     for (const w of this.items.drain()) {
       if (w.timer) clearTimeout(w.timer);
+      w.unlisten?.();
       w.inFlight.onFail(code, reason);
     }
   }

@@ -8,9 +8,11 @@ import { DEFAULT_MAX_BUFFER } from "../protocol/jute.ts";
 import { Ops } from "../protocol/ops.ts";
 import { addChroot, stripChroot } from "../protocol/path.ts";
 import type { ACL, Stat } from "../protocol/records.ts";
+import { type CallOptions, dropUnwatched, raceSignal, signalOf, submitAbortable } from "./abort.ts";
 import { Ids } from "./acl.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { fourLetterWord } from "./four-letter.ts";
+import { createWithParents, deleteTree } from "./helpers.ts";
 import { Op, decodeResults, encodeOp } from "./op.ts";
 import { type Request, Session } from "./session.ts";
 import { digestMd5 } from "./sasl/index.ts";
@@ -38,6 +40,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   private readonly watches = new WatchRegistry();
   private readonly chroot: string;
   private readonly log: Logger;
+  private readonly maxBufferSize: number;
 
   private constructor(connectString: string, options: InternalOptions) {
     super();
@@ -54,6 +57,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) throw badArguments(`${name} must be a positive number`, "connect");
       return v;
     };
+    this.maxBufferSize = num("maxBufferSize", DEFAULT_MAX_BUFFER);
     this.session = new Session({
       hosts: parsed.hosts,
       sessionTimeout: Math.round(num("sessionTimeout", 30_000)),
@@ -63,7 +67,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       sasl: options.sasl ? saslFactory(options.sasl) : undefined,
       sessionId: options.sessionId,
       sessionPassword: options.sessionPassword,
-      maxBufferSize: num("maxBufferSize", DEFAULT_MAX_BUFFER),
+      maxBufferSize: this.maxBufferSize,
       clientSideExpiry: options.clientSideExpiry !== false,
       logger: this.log,
       dialer: options.dialer ?? dialSocket,
@@ -170,8 +174,9 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return stripChroot(this.chroot, path);
   }
 
-  private request<T>(req: Request<T>): Promise<T> {
-    return this.session.submit(req);
+  /** Every request goes here; `signal` (validated by signalOf) can abandon it (abort.ts). */
+  private request<T>(req: Request<T>, signal?: AbortSignal, abandonedReply?: (err: number) => void): Promise<T> {
+    return submitAbortable((r) => this.session.submit(r), req, signal, abandonedReply);
   }
 
   private watchOnReply(path: string, watcher: Watcher | undefined, onOk: WatchKind, onNoNode?: WatchKind): ((err: number) => void) | undefined {
@@ -197,27 +202,36 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     const o = options ?? {};
     const { mode, ttl, sequential } = checkCreateMode(op, path, o.mode, o.ttl);
     checkPath(op, path, sequential);
-    const body = { path: this.server(path), data: toBytes(op, path, data), acl: checkAcl(op, path, o.acl ?? Ids.OPEN_ACL_UNSAFE), flags: mode };
+    const signal = signalOf(op, path, o);
+    const acl = checkAcl(op, path, o.acl ?? Ids.OPEN_ACL_UNSAFE);
+    if (o.createParents === true) return createWithParents(this, path, acl, signal, () => this.doCreate(op, path, data, { ...o, createParents: false }, withStat));
+    const body = { path: this.server(path), data: toBytes(op, path, data), acl, flags: mode };
     if (ttl !== undefined) {
-      const r = await this.request({ opcode: OpCode.createTTL, op, path, write: (w) => Ops.createTTL.writeRequest(w, { ...body, ttl: BigInt(ttl) }), decode: Ops.createTTL.readResponse });
+      const r = await this.request({ opcode: OpCode.createTTL, op, path, write: (w) => Ops.createTTL.writeRequest(w, { ...body, ttl: BigInt(ttl) }), decode: Ops.createTTL.readResponse }, signal);
       return { path: this.client(r.path), stat: r.stat };
     }
     if (mode === CreateMode.CONTAINER || withStat) {
       const spec = mode === CreateMode.CONTAINER ? Ops.createContainer : Ops.create2;
-      const r = await this.request({ opcode: spec.code, op, path, write: (w) => spec.writeRequest(w, body), decode: spec.readResponse });
+      const r = await this.request({ opcode: spec.code, op, path, write: (w) => spec.writeRequest(w, body), decode: spec.readResponse }, signal);
       return { path: this.client(r.path), stat: r.stat };
     }
-    const created = await this.request({ opcode: OpCode.create, op, path, write: (w) => Ops.create.writeRequest(w, body), decode: Ops.create.readResponse });
+    const created = await this.request({ opcode: OpCode.create, op, path, write: (w) => Ops.create.writeRequest(w, body), decode: Ops.create.readResponse }, signal);
     return { path: this.client(created) };
   }
 
-  async delete(path: string, version?: number): Promise<void> {
+  async delete(path: string, version?: number, options?: CallOptions): Promise<void> {
     checkPath("delete", path);
     const v = checkVersion("delete", path, version);
-    await this.request<void>({ opcode: OpCode.delete, op: "delete", path, write: (w) => Ops.delete.writeRequest(w, { path: this.server(path), version: v }) });
+    await this.request<void>({ opcode: OpCode.delete, op: "delete", path, write: (w) => Ops.delete.writeRequest(w, { path: this.server(path), version: v }) }, signalOf("delete", path, options));
   }
 
-  async exists(path: string, watcher?: Watcher): Promise<Stat | null> {
+  /** Deletes `path` and its whole subtree, bottom-up in multi batches within maxBufferSize (helpers.ts). */
+  async deleteRecursive(path: string, options?: CallOptions): Promise<void> {
+    checkPath("deleteRecursive", path);
+    await deleteTree(this, path, this.maxBufferSize, signalOf("deleteRecursive", path, options));
+  }
+
+  async exists(path: string, watcher?: Watcher, options?: CallOptions): Promise<Stat | null> {
     checkPath("exists", path);
     const w = checkWatcher("exists", path, watcher);
     try {
@@ -229,14 +243,14 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
         decode: Ops.exists.readResponse,
         // A missing node still leaves a server-side watch: it fires NodeCreated.
         onReply: this.watchOnReply(path, w, "data", "exist"),
-      });
+      }, signalOf("exists", path, options));
     } catch (e) {
       if (e instanceof ZooKeeperError && e.code === ErrorCode.NONODE) return null;
       throw e;
     }
   }
 
-  getData(path: string, watcher?: Watcher): Promise<{ data: Uint8Array | null; stat: Stat }> {
+  getData(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ data: Uint8Array | null; stat: Stat }> {
     return this.guard(() => {
       checkPath("getData", path);
       const w = checkWatcher("getData", path, watcher);
@@ -247,11 +261,11 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
         write: (x) => Ops.getData.writeRequest(x, { path: this.server(path), watch: w !== undefined }),
         decode: Ops.getData.readResponse,
         onReply: this.watchOnReply(path, w, "data"),
-      });
+      }, signalOf("getData", path, options));
     });
   }
 
-  setData(path: string, data: Data, version?: number): Promise<Stat> {
+  setData(path: string, data: Data, version?: number, options?: CallOptions): Promise<Stat> {
     return this.guard(() => {
       checkPath("setData", path);
       const bytes = toBytes("setData", path, data);
@@ -262,11 +276,11 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
         path,
         write: (w) => Ops.setData.writeRequest(w, { path: this.server(path), data: bytes, version: v }),
         decode: Ops.setData.readResponse,
-      });
+      }, signalOf("setData", path, options));
     });
   }
 
-  async getChildren(path: string, watcher?: Watcher): Promise<string[]> {
+  async getChildren(path: string, watcher?: Watcher, options?: CallOptions): Promise<string[]> {
     checkPath("getChildren", path);
     const w = checkWatcher("getChildren", path, watcher);
     return this.request({
@@ -276,10 +290,10 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       write: (x) => Ops.getChildren.writeRequest(x, { path: this.server(path), watch: w !== undefined }),
       decode: Ops.getChildren.readResponse,
       onReply: this.watchOnReply(path, w, "child"),
-    });
+    }, signalOf("getChildren", path, options));
   }
 
-  async getChildrenWithStat(path: string, watcher?: Watcher): Promise<{ children: string[]; stat: Stat }> {
+  async getChildrenWithStat(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ children: string[]; stat: Stat }> {
     checkPath("getChildrenWithStat", path);
     const w = checkWatcher("getChildrenWithStat", path, watcher);
     return this.request({
@@ -289,15 +303,15 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       write: (x) => Ops.getChildren2.writeRequest(x, { path: this.server(path), watch: w !== undefined }),
       decode: Ops.getChildren2.readResponse,
       onReply: this.watchOnReply(path, w, "child"),
-    });
+    }, signalOf("getChildrenWithStat", path, options));
   }
 
-  async getACL(path: string): Promise<{ acl: ACL[]; stat: Stat }> {
+  async getACL(path: string, options?: CallOptions): Promise<{ acl: ACL[]; stat: Stat }> {
     checkPath("getACL", path);
-    return this.request({ opcode: OpCode.getACL, op: "getACL", path, write: (w) => Ops.getACL.writeRequest(w, { path: this.server(path) }), decode: Ops.getACL.readResponse });
+    return this.request({ opcode: OpCode.getACL, op: "getACL", path, write: (w) => Ops.getACL.writeRequest(w, { path: this.server(path) }), decode: Ops.getACL.readResponse }, signalOf("getACL", path, options));
   }
 
-  async setACL(path: string, acl: ACL[], version?: number): Promise<Stat> {
+  async setACL(path: string, acl: ACL[], version?: number, options?: CallOptions): Promise<Stat> {
     checkPath("setACL", path);
     const list = checkAcl("setACL", path, acl);
     const v = checkVersion("setACL", path, version);
@@ -307,19 +321,20 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       path,
       write: (w) => Ops.setACL.writeRequest(w, { path: this.server(path), acl: list, version: v }),
       decode: Ops.setACL.readResponse,
-    });
+    }, signalOf("setACL", path, options));
   }
 
-  async sync(path: string): Promise<void> {
+  async sync(path: string, options?: CallOptions): Promise<void> {
     checkPath("sync", path);
-    await this.request({ opcode: OpCode.sync, op: "sync", path, write: (w) => Ops.sync.writeRequest(w, { path: this.server(path) }), decode: Ops.sync.readResponse });
+    await this.request({ opcode: OpCode.sync, op: "sync", path, write: (w) => Ops.sync.writeRequest(w, { path: this.server(path) }), decode: Ops.sync.readResponse }, signalOf("sync", path, options));
   }
 
-  async multi(ops: readonly Op[]): Promise<OpResult[]> {
+  async multi(ops: readonly Op[], options?: CallOptions): Promise<OpResult[]> {
     if (!Array.isArray(ops)) throw badArguments("multi takes an array of ops", "multi");
     const encoded = ops.map((op) => encodeOp(op, this.chroot));
+    const signal = signalOf("multi", undefined, options);
     if (encoded.length === 0) return [];
-    const res = await this.request({ opcode: OpCode.multi, op: "multi", write: (w) => Ops.multi.writeRequest(w, { ops: encoded }), decode: Ops.multi.readResponse });
+    const res = await this.request({ opcode: OpCode.multi, op: "multi", write: (w) => Ops.multi.writeRequest(w, { ops: encoded }), decode: Ops.multi.readResponse }, signal);
     return decodeResults(res.results, this.chroot, ops);
   }
 
@@ -327,10 +342,11 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return new Transaction((ops) => this.multi(ops));
   }
 
-  async addWatch(path: string, mode: number, watcher: Watcher): Promise<void> {
+  async addWatch(path: string, mode: number, watcher: Watcher, options?: CallOptions): Promise<void> {
     checkPath("addWatch", path);
     const w = checkWatcher("addWatch", path, watcher, true)!;
     if (mode !== AddWatchMode.PERSISTENT && mode !== AddWatchMode.PERSISTENT_RECURSIVE) throw badArguments(`mode must be an AddWatchMode, got ${String(mode)}`, "addWatch", path);
+    const signal = signalOf("addWatch", path, options);
     const serverPath = this.server(path);
     await this.request({
       opcode: OpCode.addWatch,
@@ -341,23 +357,23 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       onReply: (err) => {
         if (err === ErrorCode.OK) this.watches.add(mode === AddWatchMode.PERSISTENT ? "persistent" : "persistentRecursive", serverPath, w);
       },
-    });
+    }, signal, (err) => err === ErrorCode.OK && dropUnwatched(this.watches, (r) => this.request(r), path, serverPath));
   }
 
   /** Removes one watcher. The server's watch goes only when no other local watcher still needs it. */
-  async removeWatches(path: string, watcher: Watcher, type: number): Promise<void> {
+  async removeWatches(path: string, watcher: Watcher, type: number, options?: CallOptions): Promise<void> {
     checkPath("removeWatches", path);
     checkWatcher("removeWatches", path, watcher, true);
-    await this.removeLocal("removeWatches", path, type, watcher);
+    await this.removeLocal("removeWatches", path, type, watcher, signalOf("removeWatches", path, options));
   }
 
-  async removeAllWatches(path: string, type: number): Promise<void> {
+  async removeAllWatches(path: string, type: number, options?: CallOptions): Promise<void> {
     checkPath("removeAllWatches", path);
-    await this.removeLocal("removeAllWatches", path, type, undefined);
+    await this.removeLocal("removeAllWatches", path, type, undefined, signalOf("removeAllWatches", path, options));
   }
 
-  private removeLocal(op: string, path: string, type: number, watcher: Watcher | undefined): Promise<void> {
-    const ctx = { watches: this.watches, deliver: (ws: Iterable<Watcher>, e: WatchedEvent) => this.deliver(ws, e), request: (r: Request<void>) => this.request(r) };
+  private removeLocal(op: string, path: string, type: number, watcher: Watcher | undefined, signal?: AbortSignal): Promise<void> {
+    const ctx = { watches: this.watches, deliver: (ws: Iterable<Watcher>, e: WatchedEvent) => this.deliver(ws, e), request: (r: Request<void>) => this.request(r, signal) };
     return removeWatchers(ctx, op, path, this.server(path), type, watcher);
   }
 
@@ -372,15 +388,15 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
-  async getEphemerals(prefixPath = "/"): Promise<string[]> {
+  async getEphemerals(prefixPath = "/", options?: CallOptions): Promise<string[]> {
     if (typeof prefixPath !== "string" || !prefixPath.startsWith("/")) throw badArguments("prefixPath must be a string starting with /", "getEphemerals", String(prefixPath));
     // The server matches a plain string prefix; inside a chroot, "/" means the chroot's subtree.
     const prefix = this.chroot ? (prefixPath === "/" ? `${this.chroot}/` : this.chroot + prefixPath) : prefixPath;
-    const paths = await this.request({ opcode: OpCode.getEphemerals, op: "getEphemerals", path: prefixPath, write: (w) => Ops.getEphemerals.writeRequest(w, { prefixPath: prefix }), decode: Ops.getEphemerals.readResponse });
+    const paths = await this.request({ opcode: OpCode.getEphemerals, op: "getEphemerals", path: prefixPath, write: (w) => Ops.getEphemerals.writeRequest(w, { prefixPath: prefix }), decode: Ops.getEphemerals.readResponse }, signalOf("getEphemerals", prefixPath, options));
     return paths.map((p) => this.client(p));
   }
 
-  async getAllChildrenNumber(path: string): Promise<number> {
+  async getAllChildrenNumber(path: string, options?: CallOptions): Promise<number> {
     checkPath("getAllChildrenNumber", path);
     return this.request({
       opcode: OpCode.getAllChildrenNumber,
@@ -388,19 +404,22 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       path,
       write: (w) => Ops.getAllChildrenNumber.writeRequest(w, { path: this.server(path) }),
       decode: Ops.getAllChildrenNumber.readResponse,
-    });
+    }, signalOf("getAllChildrenNumber", path, options));
   }
 
-  async whoAmI(): Promise<{ scheme: string; id: string }[]> {
-    const infos = await this.request({ opcode: OpCode.whoAmI, op: "whoAmI", decode: Ops.whoAmI.readResponse });
+  async whoAmI(options?: CallOptions): Promise<{ scheme: string; id: string }[]> {
+    const infos = await this.request({ opcode: OpCode.whoAmI, op: "whoAmI", decode: Ops.whoAmI.readResponse }, signalOf("whoAmI", undefined, options));
     return infos.map((c) => ({ scheme: c.authScheme, id: c.user }));
   }
 
-  async addAuthInfo(scheme: string, auth: Uint8Array | string): Promise<void> {
+  /** With `signal`: an abort stops the wait only; the credentials stay stored for later reconnects. */
+  async addAuthInfo(scheme: string, auth: Uint8Array | string, options?: CallOptions): Promise<void> {
     if (typeof scheme !== "string" || scheme === "") throw badArguments("scheme must be a non-empty string", "addAuthInfo");
     const bytes = toBytes("addAuthInfo", "/", auth);
     if (bytes === null) throw badArguments("auth must be a Uint8Array or a string", "addAuthInfo");
-    await this.session.addAuth(scheme, bytes);
+    const signal = signalOf("addAuthInfo", undefined, options);
+    signal?.throwIfAborted();
+    await raceSignal(this.session.addAuth(scheme, bytes), signal);
   }
 
   /** Runs a synchronous validation and the request, turning thrown errors into rejections. */

@@ -1,0 +1,115 @@
+// Argument parsing (node:util parseArgs): the global options before the command, then the command's
+// own options (globals may follow the command too). Any mistake is a UsageError: exit status 2.
+import { parseArgs } from "node:util";
+import { COMMANDS, type OptionSpec, type Parsed } from "./commands.ts";
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** A failure that is not a ZooKeeper error (e.g. "no leader"): exit status 1, the message as is. */
+export class Failure extends Error {
+  override readonly name = "Failure";
+}
+
+export const GLOBAL_OPTIONS: OptionSpec = {
+  server: { type: "string" },
+  timeout: { type: "string" },
+  json: { type: "boolean" },
+  "tls-ca": { type: "string" },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
+  "tls-servername": { type: "string" },
+  "sasl-user": { type: "string" },
+  "sasl-password-file": { type: "string" },
+  "sasl-password": { type: "string" }, // refused with a clear message: never on a command line
+  auth: { type: "string", multiple: true },
+  help: { type: "boolean", short: "h" },
+};
+
+export interface Invocation {
+  globals: Parsed["values"];
+  /** undefined: the shell. */
+  command?: string;
+  args: Parsed;
+}
+
+function parse(args: string[], options: OptionSpec, positionals: boolean): Parsed {
+  try {
+    const r = parseArgs({ args, options, allowPositionals: positionals, strict: true });
+    return { values: r.values as Parsed["values"], positionals: r.positionals };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** Splits argv at the command: global options (and their values) come first. */
+export function parseInvocation(argv: readonly string[]): Invocation {
+  let i = 0;
+  while (i < argv.length && argv[i].startsWith("-") && argv[i] !== "--") {
+    const name = argv[i].startsWith("--") ? argv[i].slice(2).split("=")[0] : undefined;
+    const spec = name !== undefined ? GLOBAL_OPTIONS[name] : Object.values(GLOBAL_OPTIONS).find((o) => `-${o.short}` === argv[i]);
+    if (!spec) throw new UsageError(`unknown global option ${argv[i]}`);
+    i += spec.type === "string" && !argv[i].includes("=") ? 2 : 1;
+  }
+  if (i > argv.length) throw new UsageError(`option ${argv[argv.length - 1]} needs a value`);
+  const globals = parse(argv.slice(0, i), GLOBAL_OPTIONS, false).values;
+  const command = argv[i];
+  if (command === undefined || command === "shell") return { globals, args: parse(argv.slice(i + 1), GLOBAL_OPTIONS, false) };
+  const args = parseCommand(command, argv.slice(i + 1), GLOBAL_OPTIONS);
+  for (const [k, v] of Object.entries(args.values)) if (k in GLOBAL_OPTIONS && globals[k] === undefined) globals[k] = v;
+  return { globals, command, args };
+}
+
+/** A command's arguments, checked against its spec (`extra`: options also allowed after it). */
+export function parseCommand(command: string, argv: readonly string[], extra: OptionSpec = {}): Parsed {
+  const spec = COMMANDS[command];
+  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  const args = parse([...argv], { ...extra, ...spec.options }, true);
+  const n = args.positionals.length;
+  if (n < spec.min || n > spec.max) throw new UsageError(`${command}: expected ${spec.usage}`);
+  for (const [name, [what, min]] of Object.entries(spec.ints ?? {})) intOption(args, name, what, min);
+  return args;
+}
+
+/** A non-negative integer option (versions, counts, TTLs), or undefined when absent. */
+export function intOption(args: Parsed, name: string, what: string, min = 0): number | undefined {
+  const v = args.values[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== "string" || !/^-?\d+$/.test(v) || Number(v) < min || !Number.isSafeInteger(Number(v))) {
+    throw new UsageError(`${what} must be an integer${min === 0 ? " ≥ 0" : ` ≥ ${min}`}, got ${JSON.stringify(v)}`);
+  }
+  return Number(v);
+}
+
+/** Splits a shell line into words: whitespace-separated, with '…' and "…" quoting and \ escapes. */
+export function splitWords(line: string): string[] {
+  const words: string[] = [];
+  let cur = "";
+  let inWord = false;
+  let quote: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quote) {
+      if (ch === quote) quote = null;
+      else if (ch === "\\" && quote === '"' && i + 1 < line.length) cur += line[++i];
+      else cur += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      inWord = true;
+    } else if (ch === "\\" && i + 1 < line.length) {
+      cur += line[++i];
+      inWord = true;
+    } else if (/\s/.test(ch)) {
+      if (inWord) words.push(cur);
+      cur = "";
+      inWord = false;
+    } else {
+      cur += ch;
+      inWord = true;
+    }
+  }
+  if (quote) throw new UsageError(`unterminated ${quote}`);
+  if (inWord) words.push(cur);
+  return words;
+}

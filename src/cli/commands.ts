@@ -1,0 +1,103 @@
+// The command table of zkts: names (zkCli's where it has one), usage lines, option specs, and the
+// module that runs each, imported only when the command is used (start-up stays small).
+import type { ZooKeeper } from "../index.ts";
+import { UsageError } from "./args.ts";
+import type { Output } from "./output.ts";
+
+export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
+
+export interface Parsed {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+export interface Context {
+  zk: ZooKeeper;
+  out: Output;
+  /** Aborts on Ctrl-C (watch ends on it). */
+  signal: AbortSignal;
+}
+
+/** Runs a command; resolves to its exit status (0 when nothing is returned). */
+export type Run = (ctx: Context, args: Parsed) => Promise<number | void>;
+
+export interface CommandSpec {
+  usage: string;
+  summary: string;
+  options: OptionSpec;
+  /** Positional arguments: at least min, at most max. */
+  min: number;
+  max: number;
+  /** Integer options, checked before connecting: name → [what, minimum]. */
+  ints?: Record<string, [string, number]>;
+  load: () => Promise<Record<string, Run>>;
+}
+
+const nodes = (): Promise<Record<string, Run>> => import("./nodes.ts").then((m) => m.commands);
+const access = (): Promise<Record<string, Run>> => import("./access.ts").then((m) => m.commands);
+const watching = (): Promise<Record<string, Run>> => import("./watch.ts").then((m) => m.commands);
+const recipes = (): Promise<Record<string, Run>> => import("./recipes.ts").then((m) => m.commands);
+
+const s = (short?: string): { type: "string"; short?: string } => (short ? { type: "string", short } : { type: "string" });
+const b = (short?: string): { type: "boolean"; short?: string } => (short ? { type: "boolean", short } : { type: "boolean" });
+
+export const COMMANDS: Record<string, CommandSpec> = {
+  ls: { usage: "ls [-R] PATH", summary: "children, sorted (-R: every descendant's path)", options: { R: b("R") }, min: 1, max: 1, load: nodes },
+  get: { usage: "get [-s] PATH", summary: "the data, raw (-s: the stat on stderr)", options: { s: b("s") }, min: 1, max: 1, load: nodes },
+  stat: { usage: "stat PATH", summary: "the node's Stat", options: {}, min: 1, max: 1, load: nodes },
+  create: {
+    usage: "create [-e] [-s] [-c] [-t TTL] [-p] PATH [DATA]", summary: "create a node (ephemeral, sequential, container, TTL ms, parents)",
+    options: { e: b("e"), s: b("s"), c: b("c"), t: s("t"), p: b("p") }, min: 1, max: 2, ints: { t: ["create -t TTL", 1] }, load: nodes,
+  },
+  set: { usage: "set [-v VERSION] PATH DATA", summary: "set the data", options: { v: s("v") }, min: 2, max: 2, ints: { v: ["set -v VERSION", 0] }, load: nodes },
+  delete: { usage: "delete [-v VERSION] [-r] PATH", summary: "delete a node (-r: the whole subtree)", options: { v: s("v"), r: b("r") }, min: 1, max: 1, ints: { v: ["delete -v VERSION", 0] }, load: nodes },
+  sync: { usage: "sync PATH", summary: "sync the server with the leader", options: {}, min: 1, max: 1, load: nodes },
+  count: { usage: "count PATH", summary: "number of descendants (getAllChildrenNumber)", options: {}, min: 1, max: 1, load: nodes },
+  getacl: { usage: "getacl PATH", summary: "the ACL, scheme:id:perms (cdrwa)", options: {}, min: 1, max: 1, load: access },
+  setacl: { usage: "setacl [-v VERSION] PATH ACL[,ACL...]", summary: "set the ACL", options: { v: s("v") }, min: 2, max: 2, ints: { v: ["setacl -v VERSION", 0] }, load: access },
+  whoami: { usage: "whoami", summary: "this session's identities", options: {}, min: 0, max: 0, load: access },
+  ephemerals: { usage: "ephemerals [PREFIX]", summary: "this session's ephemeral nodes", options: {}, min: 0, max: 1, load: access },
+  watch: {
+    usage: "watch [-r] [--count N] PATH", summary: "print events until N of them or Ctrl-C (-r: recursive)",
+    options: { r: b("r"), count: s() }, min: 1, max: 1, ints: { count: ["watch --count N", 1] }, load: watching,
+  },
+  leader: { usage: "leader [--all] PATH", summary: "the leader of a LeaderElection / LeaderLatch (--all: then the candidates)", options: { all: b() }, min: 1, max: 1, load: recipes },
+  members: { usage: "members PATH", summary: "GroupMember ids", options: {}, min: 1, max: 1, load: recipes },
+};
+
+/** The usage text: global options, then every command. */
+export function usage(): string {
+  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.length));
+  return [
+    "usage: zkts [GLOBAL OPTIONS] [COMMAND [ARGS...]]      (no command, or `shell`: interactive shell)",
+    "",
+    "global options:",
+    "  --server HOST:PORT[,HOST:PORT...][/chroot]   default $ZK_CONNECT, then 127.0.0.1:2181",
+    "  --timeout MS                                 connect timeout (default 10000)",
+    "  --json                                       one JSON value per result",
+    "  --tls-ca FILE --tls-cert FILE --tls-key FILE --tls-servername NAME",
+    "  --sasl-user NAME [--sasl-password-file FILE] SASL DIGEST-MD5 (else $ZK_SASL_PASSWORD)",
+    "  --auth digest:USER:PASS                      digest credentials (repeatable)",
+    "",
+    "commands:",
+    ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    "",
+    "exit status: 0 success, 1 a ZooKeeper error, 2 a usage error",
+  ].join("\n");
+}
+
+export interface Streams {
+  stdout: { write(chunk: string | Uint8Array): unknown };
+  stderr: { write(chunk: string | Uint8Array): unknown };
+}
+
+/** The exit status for an error thrown by a command (reported on stderr first). */
+export function report(out: Output, e: unknown, stderr: Streams["stderr"], command?: string): number {
+  if (e instanceof UsageError) {
+    stderr.write(`zkts: ${e.message}\n`);
+    stderr.write(command && COMMANDS[command] ? `usage: ${COMMANDS[command].usage}\n` : `${usage()}\n`);
+    return 2;
+  }
+  out.error(e);
+  return 1;
+}

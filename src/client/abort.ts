@@ -1,0 +1,85 @@
+// Per-call cancellation: `{ signal }` on every operation. An abort rejects the call at once with the
+// signal's reason; a request still waiting for a connection is never sent, and a watcher the call was
+// to register is not registered when the (late) reply arrives. A request already on the wire may still
+// apply on the server: an abort only stops us waiting for its answer.
+import { OpCode, WatcherType } from "../protocol/constants.ts";
+import { Ops } from "../protocol/ops.ts";
+import { badArguments } from "./errors.ts";
+import type { Request } from "./request.ts";
+import type { WatchRegistry } from "./watches.ts";
+
+export interface CallOptions {
+  /** Aborting rejects the call with `signal.reason`; a request already sent may still apply on the server. */
+  signal?: AbortSignal;
+}
+
+/** The signal of `options`, validated (BADARGUMENTS for anything but an AbortSignal); throws its reason when aborted. */
+export function signalOf(op: string, path: string | undefined, options: CallOptions | undefined): AbortSignal | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== "object") throw badArguments("options must be an object", op, path);
+  const s = options.signal;
+  if (s === undefined) return undefined;
+  if (typeof AbortSignal === "undefined" || !(s instanceof AbortSignal)) throw badArguments("signal must be an AbortSignal", op, path);
+  s.throwIfAborted();
+  return s;
+}
+
+/**
+ * Submits `req` so that `signal` can abandon it. `abandonedReply` runs (in the receive path) for a reply
+ * that arrives after the abort, instead of the request's own onReply: it undoes what the server did that
+ * only the abandoned caller would have cleaned up (e.g. a persistent watch nobody listens to).
+ */
+export function submitAbortable<T>(
+  submit: (req: Request<T>) => Promise<T>,
+  req: Request<T>,
+  signal: AbortSignal | undefined,
+  abandonedReply?: (err: number) => void,
+): Promise<T> {
+  if (!signal) return submit(req);
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let abandoned = false;
+  const own = req.onReply;
+  const wrapped: Request<T> = {
+    ...req,
+    signal,
+    onReply: (err) => {
+      if (!abandoned) own?.(err);
+      else abandonedReply?.(err);
+    },
+  };
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      abandoned = true;
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    submit(wrapped).then(
+      (v) => (signal.removeEventListener("abort", onAbort), resolve(v)),
+      (e: unknown) => (signal.removeEventListener("abort", onAbort), reject(e)),
+    );
+  });
+}
+
+/** Races a promise that cannot itself be cancelled (e.g. a local step) against `signal`. */
+export function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) {
+    p.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => (signal.removeEventListener("abort", onAbort), resolve(v)),
+      (e: unknown) => (signal.removeEventListener("abort", onAbort), reject(e)),
+    );
+  });
+}
+
+/** After an abandoned addWatch succeeded: the server's watch has no listener; drop it unless another needs it. */
+export function dropUnwatched(watches: WatchRegistry, submit: (req: Request<void>) => Promise<void>, path: string, serverPath: string): void {
+  if (watches.needsServerTable("data", serverPath) || watches.needsServerTable("child", serverPath)) return;
+  const write: Request<void>["write"] = (w) => Ops.removeWatches.writeRequest(w, { path: serverPath, type: WatcherType.Any });
+  submit({ opcode: OpCode.removeWatches, op: "addWatch", path, write }).catch(() => {});
+}

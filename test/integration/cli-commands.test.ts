@@ -1,0 +1,230 @@
+// The zkts command against a real server, run as a child process under the runtime running this
+// file: every command in plain and --json output, every exit status (0, 1, 2), a piped script through
+// the shell, watch ended by --count and by SIGINT, and leader/members on the recipes' znodes.
+import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import assert from "node:assert/strict";
+import { GroupMember, LeaderElection, ZooKeeper } from "../../src/index.ts";
+import { sharedServer } from "../support/zk-server.ts";
+import { startCli, zkts, type CliResult } from "../support/cli-run.ts";
+import { uniqueRoot } from "./client-util.ts";
+
+const STAT_NAMES = ["czxid", "mzxid", "ctime", "mtime", "version", "cversion", "aversion", "ephemeralOwner", "dataLength", "numChildren", "pzxid"];
+
+describe("zkts command line (real server)", () => {
+  let connect: string;
+  let zk: ZooKeeper;
+  const root = uniqueRoot("cli");
+  let env: Record<string, string>;
+  const run = (...args: string[]): Promise<CliResult> => zkts(args, { env });
+  const ok = (r: CliResult): CliResult => (assert.equal(r.code, 0, `exit ${r.code}; stderr: ${r.err}`), r);
+
+  beforeAll(async () => {
+    connect = (await sharedServer()).connectString;
+    env = { ZK_CONNECT: connect };
+    zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    await zk.create(root);
+  });
+
+  afterAll(async () => {
+    await zk?.deleteRecursive(root).catch(() => {});
+    await zk?.close();
+  });
+
+  it("create -p, get, get -s, stat, ls, ls -R, set -v: plain output", async () => {
+    const p = `${root}/a/b`;
+    assert.equal(ok(await run("create", "-p", p, "hello")).out, `${p}\n`);
+    const got = ok(await run("get", p));
+    assert.deepEqual([...got.stdout], [...Buffer.from("hello")]); // raw, no newline added
+    const withStat = ok(await run("get", "-s", p));
+    assert.equal(withStat.out, "hello");
+    assert.match(withStat.err, /^version = 0$/m);
+    const stat = ok(await run("--server", connect, "stat", p)).out.trimEnd().split("\n");
+    assert.deepEqual(stat.map((l) => l.split(" = ")[0]), STAT_NAMES);
+    assert.ok(stat.includes("dataLength = 5") && stat.includes("ephemeralOwner = 0x0"));
+    assert.equal(ok(await run("ls", root)).out, "a\n");
+    assert.equal(ok(await run("ls", "-R", root)).out, `${root}/a\n${p}\n`);
+    ok(await run("set", "-v", "0", p, "world"));
+    assert.equal(new TextDecoder().decode((await zk.getData(p)).data!), "world");
+  }, 60_000);
+
+  it("--json: one JSON value per result", async () => {
+    const p = `${root}/j`;
+    await zk.create(p, "data");
+    await zk.create(`${p}/x`, new Uint8Array([0xff, 0x00]));
+    assert.deepEqual(JSON.parse(ok(await run("--json", "create", `${p}/y`)).out), { path: `${p}/y` });
+    assert.deepEqual(JSON.parse(ok(await run("--json", "ls", p)).out), ["x", "y"]);
+    assert.deepEqual(JSON.parse(ok(await run("ls", "-R", p, "--json")).out), [`${p}/x`, `${p}/y`]);
+    const got = JSON.parse(ok(await run("--json", "get", "-s", p)).out);
+    assert.equal(got.data, "data");
+    assert.equal(got.stat.numChildren, 2);
+    assert.deepEqual(JSON.parse(ok(await run("--json", "get", `${p}/x`)).out), { path: `${p}/x`, data: "/wA=", encoding: "base64" });
+    const stat = JSON.parse(ok(await run("--json", "stat", p)).out);
+    assert.deepEqual(Object.keys(stat), STAT_NAMES);
+    assert.equal(stat.ephemeralOwner, "0x0");
+    assert.match(stat.czxid, /^0x[0-9a-f]+$/);
+    assert.equal(JSON.parse(ok(await run("--json", "set", p, "v2")).out).version, 1);
+  }, 60_000);
+
+  it("exit 1 on a ZooKeeper error, with the code name and the op on stderr (plain and --json)", async () => {
+    const missing = `${root}/missing`;
+    const r = await run("get", missing);
+    assert.equal(r.code, 1);
+    assert.equal(r.out, "");
+    assert.equal(r.err, `NONODE (getData ${missing})\n`);
+    await zk.create(`${root}/v`, "x");
+    const bad = await run("delete", "-v", "7", `${root}/v`);
+    assert.deepEqual([bad.code, bad.err], [1, `BADVERSION (delete ${root}/v)\n`]);
+    const j = await run("--json", "stat", missing);
+    assert.equal(j.code, 1);
+    assert.deepEqual(JSON.parse(j.err), { error: "NONODE", code: -101, op: "stat", path: missing, message: `NONODE (stat ${missing})` });
+    const down = await zkts(["--server", "127.0.0.1:1", "--timeout", "1000", "ls", "/"]);
+    assert.equal(down.code, 1);
+    assert.match(down.err, /^CONNECTIONLOSS/);
+  }, 60_000);
+
+  it("exit 2 on a usage error, with the usage on stderr and nothing sent", async () => {
+    const cases: [string[], RegExp][] = [
+      [["bogus"], /unknown command "bogus"/],
+      [["get"], /get: expected get \[-s\] PATH/],
+      [["set", "-v", "x", "/a", "b"], /set -v VERSION must be an integer/],
+      [["ls", "-Z", "/"], /Unknown option '-Z'/],
+      [["--sasl-user", "u", "--sasl-password", "pw", "ls", "/"], /--sasl-password is not accepted/],
+      [["--timeout", "soon", "ls", "/"], /--timeout must be an integer/],
+    ];
+    // A server that is never dialled: a usage error exits before connecting.
+    for (const [args, message] of cases) {
+      const r = await zkts(args, { env: { ZK_CONNECT: "127.0.0.1:1" } });
+      assert.equal(r.code, 2, `${args.join(" ")}: exit ${r.code}, stderr ${r.err}`);
+      assert.match(r.err, message);
+      assert.match(r.err, /usage: /);
+      assert.equal(r.out, "");
+    }
+    const help = await zkts(["--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.out, /watch \[-r\] \[--count N\] PATH/);
+  }, 60_000);
+
+  it("delete -r removes a whole subtree; delete and sync", async () => {
+    const t = `${root}/tree`;
+    await zk.create(`${t}/a/b/c`, null, { createParents: true });
+    for (let i = 0; i < 20; i++) await zk.create(`${t}/a/n${i}`);
+    ok(await run("delete", "-r", t));
+    assert.equal(await zk.exists(t), null);
+    await zk.create(`${root}/one`);
+    ok(await run("sync", `${root}/one`));
+    ok(await run("delete", `${root}/one`));
+    assert.equal(await zk.exists(`${root}/one`), null);
+  }, 60_000);
+
+  it("a script on stdin runs through the shell: create modes, ephemerals, count, whoami, ACLs; worst status", async () => {
+    const s = `${root}/script`;
+    await zk.create(s);
+    const script = [
+      `create -e ${s}/eph x`,
+      `create -s ${s}/seq-`,
+      `create -c ${s}/cont`,
+      `create -c ${s}/cont/child`,
+      `create -t 600000 ${s}/ttl`,
+      `ephemerals ${s}`,
+      `ephemerals --json ${s}`,
+      `count ${s}`,
+      `count --json ${s}`,
+      `whoami`,
+      `whoami --json`,
+      `setacl ${s}/ttl world:anyone:rw,ip:127.0.0.1:cdrwa`,
+      `getacl ${s}/ttl`,
+      `getacl --json ${s}/ttl`,
+      `get ${s}/missing`,
+      "",
+    ].join("\n");
+    const r = await zkts(["--json", "shell"].slice(1), { env, input: script });
+    assert.equal(r.code, 1, r.err); // the failed get is the worst status
+    const lines = r.out.trimEnd().split("\n");
+    assert.deepEqual(lines.slice(0, 3), [`${s}/eph`, `${s}/seq-0000000001`, `${s}/cont`]);
+    assert.deepEqual(lines.slice(4), [
+      `${s}/ttl`,
+      `${s}/eph`,
+      JSON.stringify([`${s}/eph`]),
+      "5",
+      "5",
+      "ip:127.0.0.1",
+      JSON.stringify([{ scheme: "ip", id: "127.0.0.1" }]),
+      "world:anyone:rw",
+      "ip:127.0.0.1:cdrwa",
+      JSON.stringify([{ scheme: "world", id: "anyone", perms: "rw" }, { scheme: "ip", id: "127.0.0.1", perms: "cdrwa" }]),
+    ]);
+    assert.equal(r.err, `NONODE (getData ${s}/missing)\n`);
+    assert.equal(await zk.exists(`${s}/eph`), null); // the CLI's session ended with it
+    assert.ok((await zk.exists(`${s}/ttl`)) !== null);
+    assert.equal((await zk.getACL(`${s}/ttl`)).acl.length, 2);
+  }, 60_000);
+
+  it("--auth digest: reads a node only its digest identity may read; without it NOAUTH (exit 1)", async () => {
+    const p = `${root}/secret`;
+    const withAuth = ["--auth", "digest:carol:pw", "--auth", "digest:dave:pw2"];
+    ok(await zkts([...withAuth, "create", p, "s3cret"], { env }));
+    ok(await zkts([...withAuth, "setacl", p, "auth::cdrwa"], { env }));
+    assert.equal(ok(await zkts([...withAuth, "get", p], { env })).out, "s3cret");
+    const who = ok(await zkts([...withAuth, "--json", "whoami"], { env }));
+    assert.ok(JSON.parse(who.out).some((i: { scheme: string; id: string }) => i.scheme === "digest" && i.id === "carol"));
+    const denied = await run("get", p);
+    assert.deepEqual([denied.code, denied.err], [1, `NOAUTH (getData ${p})\n`]);
+  }, 60_000);
+
+  it("watch --count N prints N events and exits 0", async () => {
+    const p = `${root}/w`;
+    await zk.create(p, "0");
+    const w = await startCli(["watch", "--count", "2", p], { env });
+    // Change the node until the watch has printed twice: the first line proves it is registered.
+    let i = 0;
+    while (w.out().split("\n").length < 3 && w.child.exitCode === null) {
+      await zk.setData(p, String(++i));
+      await Promise.race([w.waitForOutput("NodeDataChanged"), new Promise((r) => setTimeout(r, 200))]).catch(() => {});
+    }
+    const r = await w.done;
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, `NodeDataChanged ${p}\nNodeDataChanged ${p}\n`);
+  }, 60_000);
+
+  it("watch -r --json runs until SIGINT, then exits 0", async () => {
+    const p = `${root}/wr`;
+    await zk.create(p);
+    const w = await startCli(["--json", "watch", "-r", p], { env });
+    let i = 0;
+    while (!w.out().includes("NodeCreated")) {
+      await zk.create(`${p}/c${++i}`);
+      await Promise.race([w.waitForOutput("NodeCreated"), new Promise((r) => setTimeout(r, 200))]);
+    }
+    process.kill(w.child.pid!, "SIGINT");
+    const r = await w.done;
+    assert.equal(r.code, 0, r.err);
+    const events = r.out.trimEnd().split("\n").map((l) => JSON.parse(l));
+    assert.ok(events.length >= 1);
+    for (const [k, e] of events.entries()) assert.deepEqual(e, { type: "NodeCreated", path: `${p}/c${i - events.length + 1 + k}` });
+  }, 60_000);
+
+  it("leader and members read the recipes' znodes; no leader is exit 1", async () => {
+    const ePath = `${root}/election`;
+    const sessions = await Promise.all([0, 1].map(() => ZooKeeper.connect(connect, { sessionTimeout: 10_000 })));
+    try {
+      const first = new LeaderElection(sessions[0], ePath, { id: "alpha" });
+      await first.start();
+      await first.waitForLeadership({ timeout: 20_000 });
+      const second = new LeaderElection(sessions[1], ePath, { id: "beta" });
+      await second.start();
+      assert.equal(ok(await run("leader", ePath)).out, "alpha\n");
+      assert.equal(ok(await run("leader", "--all", ePath)).out, "alpha\nbeta\n");
+      const j = JSON.parse(ok(await run("--json", "leader", ePath)).out);
+      assert.deepEqual([j.id, j.isLeader, j.path], ["alpha", true, first.candidatePath]);
+      const gPath = `${root}/group`;
+      const members = [new GroupMember(sessions[0], gPath, { id: "m-2", data: "two" }), new GroupMember(sessions[1], gPath, { id: "m-1" })];
+      for (const m of members) await m.join();
+      assert.equal(ok(await run("members", gPath)).out, "m-1\nm-2\n");
+      assert.deepEqual(JSON.parse(ok(await run("--json", "members", gPath)).out), [{ id: "m-1", data: null }, { id: "m-2", data: "two" }]);
+    } finally {
+      await Promise.all(sessions.map((s) => s.close()));
+    }
+    const none = await run("leader", `${root}/no-election`);
+    assert.deepEqual([none.code, none.out, none.err], [1, "", `no leader (${root}/no-election)\n`]);
+  }, 60_000);
+});

@@ -1,0 +1,141 @@
+// Runs the zkts command (src/cli/main.ts) as a child process under the runtime running the test
+// (Bun and Deno run the source; under Node it is bundled once per test process with esbuild, tsx's
+// own compiler, since tsx would recompile it on every one of the many spawns), collecting stdout as bytes, stderr as text and the exit status; or
+// under a pseudo-terminal (pty-drive.py, python3's pty module) for the interactive shell.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_DIR, runtimeCommand, type Runtime } from "./line-process.ts";
+
+export const RUNTIME: Runtime = "Bun" in globalThis ? "bun" : "Deno" in globalThis ? "deno" : "node";
+const MAIN = `${REPO_DIR}src/cli/main.ts`;
+
+let bundled: Promise<string> | undefined;
+
+/** The command that runs zkts here: the source under Bun and Deno, a bundle of it under Node. */
+async function command(): Promise<[string, string[]]> {
+  if (RUNTIME !== "node") return runtimeCommand(RUNTIME, MAIN);
+  bundled ??= (async () => {
+    const { build } = await import("esbuild");
+    const dir = mkdtempSync(join(tmpdir(), "zkts-cli-"));
+    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    const outfile = join(dir, "zkts.mjs");
+    await build({ entryPoints: [MAIN], bundle: true, platform: "node", format: "esm", target: "node20", outfile, logLevel: "warning" });
+    return outfile;
+  })();
+  return [process.execPath, [await bundled]];
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: string | null;
+  stdout: Buffer;
+  out: string;
+  err: string;
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>;
+  /** Written to stdin, which is then closed (default: closed at once). */
+  input?: string;
+  /** Kill (SIGKILL) after this many ms: a hang fails the test instead of stalling it. */
+  killAfterMs?: number;
+}
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  /** stdout so far. */
+  out(): string;
+  /** Resolves once stdout holds `text`; rejects if the process exits first. */
+  waitForOutput(text: string): Promise<void>;
+  readonly done: Promise<CliResult>;
+}
+
+export async function startCli(args: readonly string[], o: CliOptions = {}): Promise<CliProcess> {
+  const [cmd, base] = await command();
+  const child = spawn(cmd, [...base, ...args], { cwd: REPO_DIR, env: { ...process.env, ...o.env }, stdio: ["pipe", "pipe", "pipe"] });
+  const chunks: Buffer[] = [];
+  let err = "";
+  const waiters: { text: string; resolve(): void; reject(e: Error): void }[] = [];
+  const text = (): string => Buffer.concat(chunks).toString("utf8");
+  child.stdout!.on("data", (c: Buffer) => {
+    chunks.push(c);
+    for (const w of waiters.splice(0)) (text().includes(w.text) ? w.resolve : () => waiters.push(w))();
+  });
+  child.stderr!.on("data", (c: Buffer) => (err += c.toString("utf8")));
+  child.stdin!.on("error", () => {});
+  if (o.input !== undefined) child.stdin!.write(o.input);
+  child.stdin!.end();
+  const timer = setTimeout(() => child.kill("SIGKILL"), o.killAfterMs ?? 30_000);
+  const done = new Promise<CliResult>((resolve) => {
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      for (const w of waiters.splice(0)) w.reject(new Error(`zkts exited (${code ?? signal}) before printing ${JSON.stringify(w.text)}; stderr: ${err}`));
+      const stdout = Buffer.concat(chunks);
+      resolve({ code, signal, stdout, out: stdout.toString("utf8"), err });
+    });
+  });
+  return {
+    child,
+    out: text,
+    done,
+    waitForOutput: (t) => (text().includes(t) ? Promise.resolve() : new Promise((resolve, reject) => waiters.push({ text: t, resolve, reject }))),
+  };
+}
+
+export async function zkts(args: readonly string[], o: CliOptions = {}): Promise<CliResult> {
+  return (await startCli(args, o)).done;
+}
+
+/** The command line under a pseudo-terminal: pty-drive.py relays our stdin to it and its screen to our stdout. */
+export interface PtyProcess extends CliProcess {
+  send(keys: string): void;
+  /** Resolves once the screen holds `text` after position `from` (a test reads the screen as it grows). */
+  waitForScreen(text: string, from?: number, filter?: (s: string) => string): Promise<void>;
+}
+
+export async function startCliPty(args: readonly string[], env: Record<string, string | undefined> = {}, killAfterMs = 50_000): Promise<PtyProcess> {
+  const [cmd, base] = await command();
+  const child = spawn("python3", [`${REPO_DIR}test/support/pty-drive.py`, cmd, ...base, ...args], {
+    cwd: REPO_DIR, env: { ...process.env, ...env, TERM: "xterm" }, stdio: ["pipe", "pipe", "pipe"],
+  });
+  let screen = "";
+  let err = "";
+  const waiters: { text: string; resolve(): void; reject(e: Error): void }[] = [];
+  child.stdout!.on("data", (c: Buffer) => {
+    screen += c.toString("utf8");
+    for (const w of waiters.splice(0)) (screen.includes(w.text) ? w.resolve : () => waiters.push(w))();
+  });
+  child.stderr!.on("data", (c: Buffer) => (err += c.toString("utf8")));
+  child.stdin!.on("error", () => {});
+  const timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+  const done = new Promise<CliResult>((resolve) => {
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      for (const w of waiters.splice(0)) w.reject(new Error(`shell exited (${code ?? signal}) before showing ${JSON.stringify(w.text)}; screen: ${JSON.stringify(screen)}; stderr: ${err}`));
+      resolve({ code, signal, stdout: Buffer.from(screen), out: screen, err });
+    });
+  });
+  return {
+    child,
+    out: () => screen,
+    done,
+    send: (keys) => void child.stdin!.write(keys),
+    waitForOutput: (t) => (screen.includes(t) ? Promise.resolve() : new Promise((resolve, reject) => waiters.push({ text: t, resolve, reject }))),
+    waitForScreen: (text, from = 0, filter = (s) => s) => {
+      if (filter(screen).slice(from).includes(text)) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const onData = (): void => {
+          if (!filter(screen).slice(from).includes(text)) return;
+          child.stdout!.off("data", onData);
+          child.off("close", onClose);
+          resolve();
+        };
+        const onClose = (): void => reject(new Error(`shell exited before showing ${JSON.stringify(text)}; screen: ${JSON.stringify(filter(screen))}; stderr: ${err}`));
+        child.stdout!.on("data", onData);
+        child.once("close", onClose);
+      });
+    },
+  };
+}
