@@ -247,7 +247,7 @@ export class Connection {
     try {
       if (!this.link.write(bytes)) this.blocked = true;
     } catch (e) {
-      this.close(`write to ${this.link.remote} failed: ${(e as Error).message}`);
+      this.close(`write to ${this.link.remote} failed: ${(e as Error).message}`, ErrorCode.CONNECTIONLOSS, e as Error);
     }
   }
 

@@ -168,13 +168,21 @@ export class Session {
     // Before the first session, one stuck attempt (a peer that never answers nor closes) must not use
     // up the whole connectTimeout: leave room for at least one more try.
     if (this.firstConnect) perHost = Math.min(perHost, Math.max(500, this.o.connectTimeout / 2));
+    // Link events that come before the Connection exists are kept and replayed, never dropped: a
+    // runtime may emit the TLS 1.3 refusal (an error, then close) in the same turn as the handshake,
+    // before this await resumes; dropping it left the attempt waiting out perHost for a ConnectResponse.
     let conn: Connection | null = null;
+    const early: ((c: Connection) => void)[] = [];
+    const on = (f: (c: Connection) => void): void => {
+      if (conn) f(conn);
+      else early.push(f);
+    };
     const link = await this.o.dialer(
       host,
       {
-        onData: (chunk) => conn?.handleData(chunk),
-        onDrain: () => conn?.handleDrain(),
-        onClose: (err) => conn?.handleClose(err),
+        onData: (chunk) => on((c) => c.handleData(chunk)),
+        onDrain: () => on((c) => c.handleDrain()),
+        onClose: (err) => on((c) => c.handleClose(err)),
       },
       { tls: this.o.tls, timeoutMs: perHost },
     );
@@ -183,7 +191,6 @@ export class Session {
       throw new Error("session ended while connecting");
     }
     const c = new Connection(link, { maxBufferSize: this.o.maxBufferSize, logger: this.o.logger });
-    conn = c;
     this.conn = c;
     const events = {
       onNotification: (ev: { type: number; state: number; path: string }) => this.notify(ev),
@@ -197,7 +204,7 @@ export class Session {
       },
     };
     const resuming = this.sessionId !== 0n && this.seenRwServer;
-    const res = await c.connect(
+    const handshake = c.connect(
       {
         protocolVersion: 0,
         lastZxidSeen: this.lastZxid,
@@ -210,6 +217,9 @@ export class Session {
       perHost,
       events,
     );
+    conn = c;
+    for (const f of early.splice(0)) f(c);
+    const res = await handshake;
     if (res.timeOut <= 0) {
       c.close("session expired");
       this.finish("expired", ErrorCode.SESSIONEXPIRED, `session 0x${this.sessionId.toString(16)} has expired`);
