@@ -75,6 +75,17 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
         latency = Number(next - revoked) / 1e6;
       }
     }
+    if (a.kind === "server" && a.serverMode === "leader") {
+      // Killing the ZK leader: the two survivors first elect a new quorum leader (the ensemble's and
+      // the machine's time), and that new leader gives every session a fresh full timeout, so the old
+      // leader's ephemeral goes only a session timeout after the quorum serves again. Time the
+      // election from there (the first participant reconnected); the quorum's return is shown apart.
+      const back = quorumBack(rec, a.ns, next);
+      if (back !== null) {
+        (latencyMs["server:quorum"] ??= []).push(Number(back - a.ns) / 1e6);
+        latency = Number(next - back) / 1e6;
+      }
+    }
     (latencyMs[a.kind] ??= []).push(latency);
     if (a.kind === "server") (latencyMs[`server:${a.serverMode === "leader" ? "leader" : "follower"}`] ??= []).push(latency);
     if (latency > (worst[a.kind]?.latency ?? -1)) worst[a.kind] = { latency, what: `#${a.n} ${a.kind} of ${a.leader}: ${latency.toFixed(0)} ms; ${context(rec, a.ns, next)}` };
@@ -85,6 +96,19 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
   const f = { violations, intervals, changes, actionsByKind, latencyMs, slow, worst: Object.values(worst).map((w) => w.what), herdMax, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
   f.table = table(rec, f);
   return f;
+}
+
+/** The first STATE connected stamp of any participant (our clock) in (from, to], or null. */
+function quorumBack(rec: ChaosRecord, from: bigint, to: bigint): bigint | null {
+  let first: bigint | null = null;
+  for (const m of rec.members) {
+    for (const l of m.c.p.lines) {
+      if (l.kind !== "STATE" || l.args[0] !== "connected") continue;
+      const ns = m.c.p.localNs(l);
+      if (ns !== null && ns > from && ns <= to && (first === null || ns < first)) first = ns;
+    }
+  }
+  return first;
 }
 
 /** The old leader's REVOKED stamp (our clock) in (from, to], or null. */
@@ -139,13 +163,18 @@ function table(rec: ChaosRecord, f: Omit<ChaosFindings, "table">): string {
       const r = quantiles(v);
       if (v.length) rows.push([`  it was the ZK ${role}`, String(v.length), String(r.p50), String(r.p99), String(r.max)]);
     }
+    const quorum = f.latencyMs["server:quorum"] ?? [];
+    if (quorum.length) {
+      const r = quantiles(quorum);
+      rows.push([`    (ZK leader killed → quorum serves)`, String(quorum.length), String(r.p50), String(r.p99), String(r.max)]);
+    }
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const lines = rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
   const seconds = Number(rec.endNs - rec.startNs) / 1e9;
   return [
     `election chaos: ${f.changes} leadership changes in ${seconds.toFixed(0)} s, ${rec.members.length} participant processes (${[...new Set(rec.config.runtimes)].join("/")}), seed ${rec.config.seed}, negotiated session ${rec.negotiatedMs} ms`,
-    `failover latency (fault → next ELECTED; resign/close: the old leader's REVOKED → next ELECTED, the command's delivery shown apart):`,
+    `failover latency (fault → next ELECTED; resign/close: from the old leader's REVOKED; ZK leader killed: from the quorum serving again; those parts shown apart):`,
     ...lines.map((l) => `  ${l}`),
     ...f.slow.map((x) => `  slow: ${x}`),
     ...f.worst.map((x) => `  slowest: ${x}`),
