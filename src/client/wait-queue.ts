@@ -2,17 +2,23 @@
 // each for at most `waitMs`, after which it fails CONNECTIONLOSS rather than wait forever.
 import { ErrorCode } from "../protocol/constants.ts";
 import type { InFlight } from "./connection.ts";
+import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
 import { Fifo } from "./fifo.ts";
 
 interface Waiting {
   frame: Uint8Array;
   inFlight: InFlight;
-  timer: ReturnType<typeof setTimeout> | null;
+  timer: TimerHandle | null;
   unlisten?: () => void;
 }
 
 export class WaitQueue {
   private readonly items = new Fifo<Waiting>();
+  private readonly clock: Clock;
+
+  constructor(clock: Clock = systemClock) {
+    this.clock = clock;
+  }
 
   get length(): number {
     return this.items.length;
@@ -20,7 +26,7 @@ export class WaitQueue {
 
   push(frame: Uint8Array, inFlight: InFlight, waitMs: number, signal?: AbortSignal): void {
     const w: Waiting = { frame, inFlight, timer: null };
-    w.timer = setTimeout(() => {
+    w.timer = this.clock.setTimeout(() => {
       w.timer = null;
       w.unlisten?.();
       if (this.remove(w)) inFlight.onFail(ErrorCode.CONNECTIONLOSS, `not connected for ${waitMs} ms`);
@@ -28,7 +34,7 @@ export class WaitQueue {
     // An aborted caller has rejected already: drop the request unsent (its promise is settled).
     if (signal) {
       const onAbort = (): void => {
-        if (this.remove(w) && w.timer) clearTimeout(w.timer);
+        if (this.remove(w) && w.timer) this.clock.clearTimeout(w.timer);
       };
       signal.addEventListener("abort", onAbort, { once: true });
       w.unlisten = () => signal.removeEventListener("abort", onAbort);
@@ -39,7 +45,7 @@ export class WaitQueue {
   /** Hands every waiting request to `send`, oldest first. */
   release(send: (frame: Uint8Array, inFlight: InFlight) => void): void {
     for (const w of this.items.drain()) {
-      if (w.timer) clearTimeout(w.timer);
+      if (w.timer) this.clock.clearTimeout(w.timer);
       w.unlisten?.();
       send(w.frame, w.inFlight);
     }
@@ -47,7 +53,7 @@ export class WaitQueue {
 
   failAll(code: number, reason: string): void {
     for (const w of this.items.drain()) {
-      if (w.timer) clearTimeout(w.timer);
+      if (w.timer) this.clock.clearTimeout(w.timer);
       w.unlisten?.();
       w.inFlight.onFail(code, reason);
     }

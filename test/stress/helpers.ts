@@ -4,14 +4,7 @@ import type { Logger } from "../../src/index.ts";
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Polls until `check` holds; the error names what never happened. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000, stepMs = 20): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(stepMs);
-  }
-}
+export { until } from "../support/wait.ts";
 
 /** A logger that keeps every line, so tests can assert on the reasons the client gives. */
 export interface CapturingLogger extends Logger {

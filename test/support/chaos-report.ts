@@ -63,7 +63,29 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
     actionsByKind[a.kind] = (actionsByKind[a.kind] ?? 0) + 1;
     const next = elected.find((e) => e > a.ns);
     if (next === undefined) continue;
-    const latency = Number(next - a.ns) / 1e6;
+    let latency = Number(next - a.ns) / 1e6;
+    if (a.kind === "resign" || a.kind === "close") {
+      // Split a clean hand-over at the old leader's own REVOKED stamp: before it, the command crosses
+      // a pipe and waits for the child to be scheduled (the machine's time, unbounded on a loaded
+      // host); after it, the client deletes its znode and the successor's watch fires and it checks
+      // (the client's and the ensemble's work). The bound applies to the hand-over.
+      const revoked = revokedStamp(rec, a.leader, a.ns, next);
+      if (revoked !== null) {
+        (latencyMs[`${a.kind}:reaction`] ??= []).push(Number(revoked - a.ns) / 1e6);
+        latency = Number(next - revoked) / 1e6;
+      }
+    }
+    if (a.kind === "server" && a.serverMode === "leader") {
+      // Killing the ZK leader: the two survivors first elect a new quorum leader (the ensemble's and
+      // the machine's time), and that new leader gives every session a fresh full timeout, so the old
+      // leader's ephemeral goes only a session timeout after the quorum serves again. Time the
+      // election from there (the first participant reconnected); the quorum's return is shown apart.
+      const back = quorumBack(rec, a.ns, next);
+      if (back !== null) {
+        (latencyMs["server:quorum"] ??= []).push(Number(back - a.ns) / 1e6);
+        latency = Number(next - back) / 1e6;
+      }
+    }
     (latencyMs[a.kind] ??= []).push(latency);
     if (a.kind === "server") (latencyMs[`server:${a.serverMode === "leader" ? "leader" : "follower"}`] ??= []).push(latency);
     if (latency > (worst[a.kind]?.latency ?? -1)) worst[a.kind] = { latency, what: `#${a.n} ${a.kind} of ${a.leader}: ${latency.toFixed(0)} ms; ${context(rec, a.ns, next)}` };
@@ -74,6 +96,29 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
   const f = { violations, intervals, changes, actionsByKind, latencyMs, slow, worst: Object.values(worst).map((w) => w.what), herdMax, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
   f.table = table(rec, f);
   return f;
+}
+
+/** The first STATE connected stamp of any participant (our clock) in (from, to], or null. */
+function quorumBack(rec: ChaosRecord, from: bigint, to: bigint): bigint | null {
+  let first: bigint | null = null;
+  for (const m of rec.members) {
+    for (const l of m.c.p.lines) {
+      if (l.kind !== "STATE" || l.args[0] !== "connected") continue;
+      const ns = m.c.p.localNs(l);
+      if (ns !== null && ns > from && ns <= to && (first === null || ns < first)) first = ns;
+    }
+  }
+  return first;
+}
+
+/** The old leader's REVOKED stamp (our clock) in (from, to], or null. */
+function revokedStamp(rec: ChaosRecord, id: string, from: bigint, to: bigint): bigint | null {
+  for (const m of rec.members) {
+    if (m.c.id !== id) continue;
+    const e = timedEvents(m).find((x) => x.kind === "REVOKED" && x.ns > from && x.ns <= to);
+    if (e) return e.ns;
+  }
+  return null;
 }
 
 /** Liveness bounds: 1 s for a clean hand-over; a crash waits for the server to expire the session. */
@@ -107,11 +152,21 @@ function table(rec: ChaosRecord, f: Omit<ChaosFindings, "table">): string {
     if (!f.actionsByKind[k]) continue;
     const q = quantiles(f.latencyMs[k] ?? []);
     rows.push([LABEL[k], String(f.actionsByKind[k]), String(q.p50), String(q.p99), String(q.max)]);
+    const react = f.latencyMs[`${k}:reaction`] ?? [];
+    if (react.length) {
+      const r = quantiles(react);
+      rows.push([`  (command → its REVOKED)`, String(react.length), String(r.p50), String(r.p99), String(r.max)]);
+    }
     if (k !== "server") continue;
     for (const role of ["leader", "follower"]) {
       const v = f.latencyMs[`server:${role}`] ?? [];
       const r = quantiles(v);
       if (v.length) rows.push([`  it was the ZK ${role}`, String(v.length), String(r.p50), String(r.p99), String(r.max)]);
+    }
+    const quorum = f.latencyMs["server:quorum"] ?? [];
+    if (quorum.length) {
+      const r = quantiles(quorum);
+      rows.push([`    (ZK leader killed → quorum serves)`, String(quorum.length), String(r.p50), String(r.p99), String(r.max)]);
     }
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
@@ -119,7 +174,7 @@ function table(rec: ChaosRecord, f: Omit<ChaosFindings, "table">): string {
   const seconds = Number(rec.endNs - rec.startNs) / 1e9;
   return [
     `election chaos: ${f.changes} leadership changes in ${seconds.toFixed(0)} s, ${rec.members.length} participant processes (${[...new Set(rec.config.runtimes)].join("/")}), seed ${rec.config.seed}, negotiated session ${rec.negotiatedMs} ms`,
-    `failover latency (fault → next ELECTED):`,
+    `failover latency (fault → next ELECTED; resign/close: from the old leader's REVOKED; ZK leader killed: from the quorum serving again; those parts shown apart):`,
     ...lines.map((l) => `  ${l}`),
     ...f.slow.map((x) => `  slow: ${x}`),
     ...f.worst.map((x) => `  slowest: ${x}`),
