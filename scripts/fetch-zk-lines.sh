@@ -100,6 +100,15 @@ fetch_line() {
   done <"$dir/all-jars"
   # One binding: slf4j-log4j12 for 3.4 (its server logs through log4j 1.2), slf4j-simple otherwise.
   [ ${#logger[@]} -gt 0 ] && cp+=("${logger[0]}")
+  # Any other jar whose manifest chains /usr/share/java (Curator's do) is copied without it, too.
+  local i
+  for i in "${!cp[@]}"; do
+    case ${cp[$i]} in "$dir/jars/"*) continue ;; esac
+    if unzip -p "${cp[$i]}" META-INF/MANIFEST.MF 2>/dev/null | grep -q '^Class-Path:'; then
+      strip_classpath "${cp[$i]}" "$dir/jars/$(basename "${cp[$i]}")"
+      cp[$i]="$dir/jars/$(basename "${cp[$i]}")"
+    fi
+  done
   printf '%s\n' "${cp[@]}" >"$dir/classpath"
   # 3.4 logs through log4j 1.2 itself: without a configuration it prints nothing to server.log.
   if [ "$line" = 3.4 ]; then

@@ -3,7 +3,8 @@
 // compatibility probes) under Node on every other server generation — 3.4.13, 3.9.3 and the newest 3.9
 // from Debian's archive (scripts/fetch-zk-lines.sh) — each with its own shared server (ZK_SERVER).
 // Prints one row per generation (passed/failed/skipped) and the failed tests; with --summary=FILE writes
-// the rows as JSON for scripts/test-all.mjs. ZK_LINES=3.4,3.9 picks generations (default all three).
+// the rows as JSON for scripts/test-all.mjs. ZK_LINES=3.4,3.9 picks generations (default all three, then
+// the Curator interop files with Curator 5.7.1: "curator-5.7.1").
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,7 +27,13 @@ export const GENERATION_FILES = [
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(root);
-const lines = (process.env.ZK_LINES || "3.4,3.9.3,3.9").split(",").map((s) => s.trim()).filter(Boolean);
+// A run is a server line and files; "curator-5.7.1" runs the Curator interop files with trixie's Curator
+// (ZK_CURATOR=5.7.1) on the default 3.8 server, the whole suite having run them with 5.4.0 already.
+const CURATOR_FILES = ["test/interop/curator-latch.test.ts", "test/integration/recipes-interop.test.ts"];
+const lines = (process.env.ZK_LINES || "3.4,3.9.3,3.9,curator-5.7.1").split(",").map((s) => s.trim()).filter(Boolean);
+const spec = (name) => name === "curator-5.7.1"
+  ? { server: "3.8", files: CURATOR_FILES, env: { ZK_CURATOR: "5.7.1" } }
+  : { server: name, files: GENERATION_FILES, env: {} };
 const summaryFile = process.argv.find((a) => a.startsWith("--summary="))?.slice("--summary=".length);
 const work = mkdtempSync(join(tmpdir(), "zk-test-lines-"));
 
@@ -75,22 +82,25 @@ function counts(jsonFile) {
   return { passed: r.numPassedTests, failed: r.numFailedTests + broken, skipped: r.numPendingTests + (r.numTodoTests ?? 0), failures };
 }
 
+const label = (line) => (line.startsWith("curator-") ? `curator ${line.slice(8)}` : `zk ${line}`);
 const rows = [];
 for (const line of lines) {
   const started = Date.now();
-  const env = { ...process.env, ZK_SERVER: line };
+  const { server, files, env: extra } = spec(line);
+  const env = { ...process.env, ...extra, ZK_SERVER: server };
   delete env.ZK_CONNECT;
   let shared;
   try {
     shared = await startShared(env);
     env.ZK_CONNECT = shared.connectString;
     const json = join(work, `vitest-${line}.json`);
-    const r = await run("npx", ["--no", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${json}`, ...GENERATION_FILES], env);
+    if (extra.ZK_CURATOR) console.log(`[test-lines] ZK_CURATOR=${extra.ZK_CURATOR}`);
+    const r = await run("npx", ["--no", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${json}`, ...files], env);
     const c = counts(json);
-    rows.push({ line, ...c, seconds: (Date.now() - started) / 1000, ok: r.code === 0 && c.failed === 0 && c.passed > 0, code: r.code });
+    rows.push({ line, label: label(line), ...c, seconds: (Date.now() - started) / 1000, ok: r.code === 0 && c.failed === 0 && c.passed > 0, code: r.code });
   } catch (err) {
     console.error(`[test-lines] ${err instanceof Error ? err.message : err}`);
-    rows.push({ line, passed: 0, failed: 1, skipped: 0, failures: [String(err)], seconds: (Date.now() - started) / 1000, ok: false, code: 1 });
+    rows.push({ line, label: label(line), passed: 0, failed: 1, skipped: 0, failures: [String(err)], seconds: (Date.now() - started) / 1000, ok: false, code: 1 });
   } finally {
     await shared?.stop();
   }
@@ -98,9 +108,9 @@ for (const line of lines) {
 rmSync(work, { recursive: true, force: true });
 
 const pad = (s, n) => String(s).padEnd(n);
-console.log("\n" + [pad("generation", 14), pad("passed", 8), pad("failed", 8), pad("skipped", 9), pad("seconds", 9), "status"].join(""));
+console.log("\n" + [pad("generation", 18), pad("passed", 8), pad("failed", 8), pad("skipped", 9), pad("seconds", 9), "status"].join(""));
 for (const r of rows) {
-  console.log([pad(`zk ${r.line}`, 14), pad(r.passed, 8), pad(r.failed, 8), pad(r.skipped, 9), pad(r.seconds.toFixed(1), 9), r.ok ? "ok" : `FAIL (exit ${r.code})`].join(""));
+  console.log([pad(r.label, 18), pad(r.passed, 8), pad(r.failed, 8), pad(r.skipped, 9), pad(r.seconds.toFixed(1), 9), r.ok ? "ok" : `FAIL (exit ${r.code})`].join(""));
 }
 for (const r of rows) for (const f of r.failures) console.log(`[test-lines] FAILED on ${r.line}: ${f}`);
 if (summaryFile) writeFileSync(summaryFile, JSON.stringify(rows, null, 2));
