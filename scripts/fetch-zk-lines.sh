@@ -78,8 +78,13 @@ fetch_line() {
   update_lists
   local pkgs=()
   for p in $(packages_of "$line"); do pkgs+=("$p/$suite"); done
-  (cd "$dir/debs" && "${APT[@]}" download "${pkgs[@]}") >>"$LOG" 2>&1 ||
-    { echo "[zk-lines] apt-get download for $line failed; see $LOG" >&2; return 1; }
+  # Lists older than a day may name .debs the archive has dropped (sid moves daily): refresh then.
+  if [ -n "$(find "$CACHE/lists.ready" -mmin +1440 2>/dev/null)" ]; then rm -f "$CACHE/lists.ready"; update_lists; fi
+  if ! (cd "$dir/debs" && "${APT[@]}" download "${pkgs[@]}") >>"$LOG" 2>&1; then
+    rm -f "$CACHE/lists.ready" && update_lists # stale lists: one retry with fresh ones
+    (cd "$dir/debs" && "${APT[@]}" download "${pkgs[@]}") >>"$LOG" 2>&1 ||
+      { echo "[zk-lines] apt-get download for $line failed; see $LOG" >&2; return 1; }
+  fi
   for deb in "$dir"/debs/*.deb; do dpkg-deb -x "$deb" "$dir/root" >>"$LOG" 2>&1; done
   local java="$dir/root/usr/share/java"
   # Real jar files only (Debian adds unversioned symlinks); slf4j bindings are chosen below.
