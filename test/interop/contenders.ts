@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { LineProcess, REPO_DIR, runtimeCommand } from "../support/line-process.ts";
-import { JVM_FLAGS, RUN_JARS, compileJava } from "./java-participant.ts";
+import { JVM_FLAGS, compileJava, curatorClasspath } from "./java-participant.ts";
 
 export type ContenderKind = "ts" | "java" | "python";
 const here = (f: string): string => fileURLToPath(new URL(f, (import.meta as { url: string }).url));
@@ -52,7 +52,7 @@ export async function spawnContender(spec: ContenderSpec): Promise<Contender> {
   if (spec.kind === "java") {
     const dir = await compileJava(JAVA_SOURCE);
     cmd = "java";
-    args = [...JVM_FLAGS, "-cp", [dir, ...RUN_JARS].join(":"), "MutexParticipant", spec.connectString, spec.path, spec.id, String(spec.sessionMs), spec.role === "lock" ? "mutex" : "selector", hold];
+    args = [...JVM_FLAGS, "-cp", [dir, ...(await curatorClasspath())].join(":"), "MutexParticipant", spec.connectString, spec.path, spec.id, String(spec.sessionMs), spec.role === "lock" ? "mutex" : "selector", hold];
   } else if (spec.kind === "python") {
     cmd = "/usr/bin/python3";
     args = [PYTHON, spec.connectString, spec.path, spec.id, String(spec.sessionMs), spec.role, hold];
