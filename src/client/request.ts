@@ -5,6 +5,7 @@ import { encodeRequest } from "../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
 import type { InFlight } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
+import type { Needs } from "./features.ts";
 
 export interface Request<T> {
   opcode: number;
@@ -15,6 +16,8 @@ export interface Request<T> {
   decode?: (r: JuteReader) => T;
   /** Runs in the receive path with the reply's error code, before the promise settles. */
   onReply?: (err: number) => void;
+  /** Server features this request needs; refused locally (UNIMPLEMENTED) when the server lacks one. */
+  needs?: Needs;
 }
 
 /** Encodes `req` with xid 0 (patched by patchXid); throws BADARGUMENTS when it cannot be sent. */
@@ -45,6 +48,7 @@ export function inFlightFor<T>(req: Request<T>, resolve: (v: T) => void, reject:
   return {
     xid: 0,
     opcode: req.opcode,
+    needs: req.needs,
     onReply: (header, body) => {
       req.onReply?.(header.err);
       if (header.err !== 0) {

@@ -11,7 +11,9 @@ import type { ACL, Stat } from "../protocol/records.ts";
 import { Ids } from "./acl.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { fourLetterWord } from "./four-letter.ts";
-import { Op, decodeResults, encodeOp } from "./op.ts";
+import { Op, decodeResults, encodeOp, multiNeeds } from "./op.ts";
+import { type ConfigContext, type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
+import type { Needs, ServerFeatures } from "./features.ts";
 import { type Request, Session } from "./session.ts";
 import { digestMd5 } from "./sasl/index.ts";
 import { Transaction } from "./transaction.ts";
@@ -69,8 +71,8 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       dialer: options.dialer ?? dialSocket,
       watches: this.watches,
       onState: (state) => this.emitSafely(state),
-      onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type, state: ev.state, path: stripChroot(this.chroot, ev.path) }),
-      onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state, path: null }),
+      onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type, state: ev.state, path: stripChroot(this.chroot, ev.path), zxid: ev.zxid === -1n ? undefined : ev.zxid }),
+      onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state, path: null, zxid: undefined }),
       fourLetter: (host, cmd) => fourLetterWord(host, cmd, 2000, options.tls),
     });
   }
@@ -123,6 +125,10 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   /** "host:port" of the server this client is connected to, or null while not connected. */
   get remoteAddress(): string | null {
     return this.session.remote;
+  }
+  /** What the connected server supports, learnt on every new connection (see features.ts). */
+  get serverFeatures(): ServerFeatures {
+    return this.session.features;
   }
   /** The highest zxid seen in a reply. */
   get lastZxid(): bigint {
@@ -199,12 +205,13 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     checkPath(op, path, sequential);
     const body = { path: this.server(path), data: toBytes(op, path, data), acl: checkAcl(op, path, o.acl ?? Ids.OPEN_ACL_UNSAFE), flags: mode };
     if (ttl !== undefined) {
-      const r = await this.request({ opcode: OpCode.createTTL, op, path, write: (w) => Ops.createTTL.writeRequest(w, { ...body, ttl: BigInt(ttl) }), decode: Ops.createTTL.readResponse });
+      const r = await this.request({ opcode: OpCode.createTTL, op, path, needs: need(["ttl"], `${op} of a TTL node`), write: (w) => Ops.createTTL.writeRequest(w, { ...body, ttl: BigInt(ttl) }), decode: Ops.createTTL.readResponse });
       return { path: this.client(r.path), stat: r.stat };
     }
     if (mode === CreateMode.CONTAINER || withStat) {
       const spec = mode === CreateMode.CONTAINER ? Ops.createContainer : Ops.create2;
-      const r = await this.request({ opcode: spec.code, op, path, write: (w) => spec.writeRequest(w, body), decode: spec.readResponse });
+      const needs = mode === CreateMode.CONTAINER ? need(["containers"], `${op} of a container`) : need(["createWithStat"], op);
+      const r = await this.request({ opcode: spec.code, op, path, needs, write: (w) => spec.writeRequest(w, body), decode: spec.readResponse });
       return { path: this.client(r.path), stat: r.stat };
     }
     const created = await this.request({ opcode: OpCode.create, op, path, write: (w) => Ops.create.writeRequest(w, body), decode: Ops.create.readResponse });
@@ -319,7 +326,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     if (!Array.isArray(ops)) throw badArguments("multi takes an array of ops", "multi");
     const encoded = ops.map((op) => encodeOp(op, this.chroot));
     if (encoded.length === 0) return [];
-    const res = await this.request({ opcode: OpCode.multi, op: "multi", write: (w) => Ops.multi.writeRequest(w, { ops: encoded }), decode: Ops.multi.readResponse });
+    const res = await this.request({ opcode: OpCode.multi, op: "multi", needs: multiNeeds(encoded), write: (w) => Ops.multi.writeRequest(w, { ops: encoded }), decode: Ops.multi.readResponse });
     return decodeResults(res.results, this.chroot, ops);
   }
 
@@ -336,6 +343,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       opcode: OpCode.addWatch,
       op: "addWatch",
       path,
+      needs: need(["persistentWatches"], "addWatch"),
       write: (x) => Ops.addWatch.writeRequest(x, { path: serverPath, mode }),
       decode: Ops.addWatch.readResponse,
       onReply: (err) => {
@@ -357,7 +365,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   private removeLocal(op: string, path: string, type: number, watcher: Watcher | undefined): Promise<void> {
-    const ctx = { watches: this.watches, deliver: (ws: Iterable<Watcher>, e: WatchedEvent) => this.deliver(ws, e), request: (r: Request<void>) => this.request(r) };
+    const ctx = { watches: this.watches, deliver: (ws: Iterable<Watcher>, e: WatchedEvent) => this.deliver(ws, e), request: (r: Request<void>) => this.request(r), features: () => this.serverFeatures };
     return removeWatchers(ctx, op, path, this.server(path), type, watcher);
   }
 
@@ -376,7 +384,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     if (typeof prefixPath !== "string" || !prefixPath.startsWith("/")) throw badArguments("prefixPath must be a string starting with /", "getEphemerals", String(prefixPath));
     // The server matches a plain string prefix; inside a chroot, "/" means the chroot's subtree.
     const prefix = this.chroot ? (prefixPath === "/" ? `${this.chroot}/` : this.chroot + prefixPath) : prefixPath;
-    const paths = await this.request({ opcode: OpCode.getEphemerals, op: "getEphemerals", path: prefixPath, write: (w) => Ops.getEphemerals.writeRequest(w, { prefixPath: prefix }), decode: Ops.getEphemerals.readResponse });
+    const paths = await this.request({ opcode: OpCode.getEphemerals, op: "getEphemerals", path: prefixPath, needs: need(["getEphemerals"], "getEphemerals"), write: (w) => Ops.getEphemerals.writeRequest(w, { prefixPath: prefix }), decode: Ops.getEphemerals.readResponse });
     return paths.map((p) => this.client(p));
   }
 
@@ -386,14 +394,45 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       opcode: OpCode.getAllChildrenNumber,
       op: "getAllChildrenNumber",
       path,
+      needs: need(["getEphemerals"], "getAllChildrenNumber"),
       write: (w) => Ops.getAllChildrenNumber.writeRequest(w, { path: this.server(path) }),
       decode: Ops.getAllChildrenNumber.readResponse,
     });
   }
 
   async whoAmI(): Promise<{ scheme: string; id: string }[]> {
-    const infos = await this.request({ opcode: OpCode.whoAmI, op: "whoAmI", decode: Ops.whoAmI.readResponse });
+    const infos = await this.request({ opcode: OpCode.whoAmI, op: "whoAmI", needs: need(["whoAmI"], "whoAmI"), decode: Ops.whoAmI.readResponse });
     return infos.map((c) => ({ scheme: c.authScheme, id: c.user }));
+  }
+
+  /** Reads several nodes in one round trip (3.6+); each read succeeds or fails on its own. */
+  multiRead(ops: readonly ReadOp[]): Promise<ReadResult[]> {
+    return this.guard(() => multiRead(this.configContext(), ops));
+  }
+
+  /** The ensemble's dynamic configuration (3.5+); `watcher` sees its next change. */
+  getConfig(watcher?: Watcher): Promise<ZooKeeperConfig> {
+    return this.guard(() => getConfig(this.configContext(), watcher));
+  }
+
+  /** Changes the ensemble's membership (3.5+; the servers need reconfigEnabled=true and the caller the right to). */
+  reconfig(options: ReconfigOptions): Promise<ZooKeeperConfig> {
+    return this.guard(() => reconfig(this.configContext(), options));
+  }
+
+  /** Replaces the hosts this client connects to (a chroot in `connectString` is ignored); moves off a host that left. */
+  updateServerList(connectString: string): void {
+    let hosts;
+    try {
+      hosts = parseConnectString(connectString).hosts;
+    } catch (e) {
+      throw badArguments(e instanceof ProtocolError ? e.message : String(e), "updateServerList");
+    }
+    this.session.updateHosts(hosts);
+  }
+
+  private configContext(): ConfigContext {
+    return { chroot: this.chroot, watches: this.watches, request: (r) => this.request(r) };
   }
 
   async addAuthInfo(scheme: string, auth: Uint8Array | string): Promise<void> {
@@ -417,6 +456,10 @@ function saslFactory(o: NonNullable<ConnectOptions["sasl"]>): () => ReturnType<t
   if (o.mechanism !== "DIGEST-MD5") throw badArguments(`unsupported SASL mechanism ${JSON.stringify(o.mechanism)} (DIGEST-MD5 is supported)`, "connect");
   if (typeof o.username !== "string" || typeof o.password !== "string") throw badArguments("sasl needs a username and a password", "connect");
   return () => digestMd5({ username: o.username, password: o.password, protocol: "zookeeper", serverName: o.serverName ?? "zk-sasl-md5" });
+}
+
+function need(features: Needs["features"], what: string): Needs {
+  return { features, what };
 }
 
 export { Op };
