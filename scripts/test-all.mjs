@@ -70,7 +70,7 @@ function vitestCounts(jsonFile, out) {
     const r = JSON.parse(readFileSync(jsonFile, "utf8"));
     // A file that failed without a failed test (import or hook error) counts as one failure.
     const broken = (r.testResults ?? []).filter((f) => f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed"));
-    return { passed: r.numPassedTests, failed: r.numFailedTests + broken.length };
+    return { passed: r.numPassedTests, failed: r.numFailedTests + broken.length, skipped: r.numPendingTests };
   } catch {
     const text = stripAnsi(out);
     const line = /^\s*Tests\s+(.*)$/m.exec(text)?.[1] ?? "";
@@ -176,6 +176,20 @@ try {
     record(`example ${args.at(-1).split("/")[1]}`, ex, genericCounts("", ex.code));
   }
 
+  // The client and recipes files again on the other server generations (scripts/test-lines.mjs), one row
+  // each; ZK_LINES=none leaves them out.
+  if (process.env.ZK_LINES !== "none") {
+    const summary = join(work, "lines.json");
+    const lines = await run(process.execPath, ["scripts/test-lines.mjs", `--summary=${summary}`], env);
+    let gens = [];
+    try {
+      gens = JSON.parse(readFileSync(summary, "utf8"));
+    } catch {
+      gens = [{ line: "?", passed: 0, failed: 1, skipped: 0, seconds: lines.seconds, code: lines.code }];
+    }
+    for (const g of gens) rows.push({ runtime: `node, ${g.label ?? g.line}`, passed: g.passed, failed: g.failed, skipped: g.skipped, seconds: g.seconds, ok: g.ok === true, code: g.code });
+  }
+
   const pkg = JSON.parse(readFileSync("package.json", "utf8"));
   if (process.env.STRESS === "1" || process.env.CI === "true") {
     if (pkg.scripts?.["test:stress"]) {
@@ -194,10 +208,10 @@ try {
 }
 
 const pad = (s, n) => String(s).padEnd(n);
-console.log("\n" + [pad("runtime", 16), pad("passed", 8), pad("failed", 8), pad("seconds", 9), "status"].join(""));
+console.log("\n" + [pad("runtime", 16), pad("passed", 8), pad("failed", 8), pad("skipped", 9), pad("seconds", 9), "status"].join(""));
 for (const r of rows) {
   const status = r.ok ? "ok" : r.passed + r.failed === 0 ? `FAIL (no tests ran, exit ${r.code})` : `FAIL (exit ${r.code})`;
-  console.log([pad(r.runtime, 16), pad(r.passed, 8), pad(r.failed, 8), pad(r.seconds.toFixed(1), 9), status].join(""));
+  console.log([pad(r.runtime, 16), pad(r.passed, 8), pad(r.failed, 8), pad(r.skipped ?? "", 9), pad(r.seconds.toFixed(1), 9), status].join(""));
 }
 const passed = rows.reduce((n, r) => n + r.passed, 0);
 const failed = rows.reduce((n, r) => n + r.failed, 0);

@@ -11,6 +11,8 @@ import { fourLetterWord, startEnsemble, startStandalone, } from "../support/zk-s
 import { findInstall, localInstall } from "../support/zk-install.ts";
 import { LocalServer, StartError } from "../support/zk-local.ts";
 import { freePorts } from "../support/zk-ports.ts";
+import { serverLine } from "../support/zk-line.ts";
+import { requestedLine } from "../support/zk-lines.ts";
 
 const T = 60_000; // per test; Bun would default to 5 s
 // Servers start inside the first test that needs them, not in beforeAll: Bun's node:test ignores
@@ -161,6 +163,33 @@ describe("zk harness: read-only ensemble", () => {
     assert.ok(reply.timeout > 0);
     assert.equal(reply.readOnly, true);
   }, T);
+});
+
+describe(`zk harness: server line ${serverLine().line} (ZK_SERVER)`, () => {
+  it("the server runs the exact version serverLine() reports, with no class from another line", async () => {
+    const { line, version } = serverLine();
+    const s = await startStandalone({ jvmArgs: ["-verbose:class"] });
+    try {
+      const srvr = await s.fourLetter("srvr");
+      assert.equal(/^Zookeeper version: (\d+\.\d+\.\d+)/m.exec(srvr)?.[1], version, srvr);
+      if (s.backend === "docker") return; // the image has its own class path
+      const log = s.logTail(1_000_000);
+      const server = /\[class,load\] org\.apache\.zookeeper\.server\.ZooKeeperServer source: (\S+)/.exec(log)?.[1];
+      assert.ok(server, "-verbose:class shows where ZooKeeperServer came from");
+      if (line === "3.8") return;
+      // A fetched line: its own stripped jar, and nothing at all from the system's /usr/share/java.
+      assert.match(server, new RegExp(`/lines/${line.replace(".", "\\.")}/jars/zookeeper\\.jar$`));
+      assert.deepEqual(log.split("\n").filter((l) => / source: (jar:)?file:\/usr\/share\/java\//.test(l)), []);
+    } finally {
+      await s.close();
+    }
+  }, T);
+
+  it("an unknown ZK_SERVER is an error naming the known lines, never a silent default", () => {
+    assert.throws(() => requestedLine("3.7"), /ZK_SERVER=3\.7 .*3\.4, 3\.8, 3\.9\.3, 3\.9/);
+    assert.equal(requestedLine(""), "3.8"); // unset
+    assert.equal(requestedLine("3.9.3"), "3.9.3");
+  });
 });
 
 describe("zk harness: cleanup and failures", () => {

@@ -1,11 +1,11 @@
-// Apache Curator 5.4.0 LeaderLatch participant for interop tests with zookeeper-ts elections.
+// Apache Curator LeaderLatch participant (5.4.0 from the system, or 5.7.1: ZK_CURATOR, java-participant.ts) for interop tests with zookeeper-ts elections.
 // Usage: LatchParticipant <connectString> <electionPath> <participantId> [sessionTimeoutMs]
 // stdout, one flushed line per event:
 //   READY | ELECTED <nanoTime> <epochMs> | REVOKED <nanoTime> <epochMs>
 //   STATE <CONNECTED|SUSPENDED|RECONNECTED|LOST|READ_ONLY> <nanoTime> <epochMs>
 //   replies: LEADER <id or -> | PARTICIPANTS id1,id2 | PATH <our znode> | HAS <true|false>
-//            CLOCK <nanoTime> <epochMs> | CLOSED | ERROR <text>
-// stdin commands: close, leader?, participants?, path?, has?, clock?. EOF on stdin = close,
+//            CLOCK <nanoTime> <epochMs> | VERSIONS <curator jar> <zookeeper client version> | CLOSED | ERROR <text>
+// stdin commands: close, leader?, participants?, path?, has?, clock?, versions?. EOF on stdin = close,
 // so a participant never outlives the test process that spawned it.
 // System.nanoTime() reads CLOCK_MONOTONIC on Linux, like Node's process.hrtime, so the
 // timestamps compare directly with the test's own monotonic clock.
@@ -129,6 +129,10 @@ public final class LatchParticipant {
         break;
       case "clock?":
         emit("CLOCK " + stamp());
+        break;
+      case "versions?": // the jars this JVM actually loaded Curator and the ZooKeeper client from
+        emit("VERSIONS " + LeaderLatch.class.getProtectionDomain().getCodeSource().getLocation().getPath()
+            + " " + org.apache.zookeeper.Version.getFullVersion().split("[- ,]")[0]);
         break;
       default:
         emit("ERROR unknown command " + cmd);

@@ -1,9 +1,9 @@
-// The Curator LeaderLatch participant against a real standalone ZooKeeper 3.8.0: it elects exactly
+// The Curator LeaderLatch participant (5.4.0, or 5.7.1 with ZK_CURATOR=5.7.1) against a real server: it elects exactly
 // one, fails over after kill -9, and its stamps line up with this process's clock.
 import assert from "node:assert/strict";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { sharedServer } from "../support/zk-server.ts";
-import { compileParticipant, killAllParticipants, startParticipant, type JavaParticipant } from "./java-participant.ts";
+import { compileParticipant, curatorLine, killAllParticipants, startParticipant, type JavaParticipant } from "./java-participant.ts";
 
 const SESSION_MS = 6000;
 
@@ -16,6 +16,21 @@ describe("Curator LeaderLatch participant", () => {
 
   const start = (path: string, id: string): Promise<JavaParticipant> =>
     startParticipant({ connectString: server.connectString, electionPath: path, id, sessionTimeoutMs: SESSION_MS });
+
+  it(`loads the Curator that ZK_CURATOR names (${curatorLine()}), and nothing of the other`, async () => {
+    const p = await start(`/interop-versions-${process.pid}`, "versions");
+    await p.waitFor("READY", 30_000);
+    const v = await p.versions();
+    console.log(`[curator-latch] Curator from ${v.curatorJar}, ZooKeeper client ${v.zookeeperClient}`);
+    if (curatorLine() === "5.7.1") {
+      assert.match(v.curatorJar, /\/lines\/curator-5\.7\.1\/jars\/curator-recipes-5\.7\.1\.jar$/);
+      assert.equal(v.zookeeperClient, "3.9.3");
+    } else {
+      assert.match(v.curatorJar, /^\/usr\/share\/java\/curator-recipes(-5\.4\.0)?\.jar$/);
+      assert.equal(v.zookeeperClient, "3.8.0");
+    }
+    await p.close();
+  }, 60_000);
 
   it("stamps events on a clock that maps onto process.hrtime", async () => {
     const p = await start(`/interop-clock-${process.pid}`, "clock");

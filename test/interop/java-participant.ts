@@ -1,4 +1,4 @@
-// Runs test/interop/LatchParticipant.java (Apache Curator 5.4.0 LeaderLatch, Debian jars) as a
+// Runs test/interop/LatchParticipant.java (Apache Curator LeaderLatch: 5.4.0, or 5.7.1 with ZK_CURATOR=5.7.1) as a
 // child process and exposes its stdout lines as an async event queue (see test/support/line-process.ts).
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -7,10 +7,27 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LineProcess, type LineEvent } from "../support/line-process.ts";
+import { fetchLine } from "../support/zk-lines.ts";
 
 const SOURCE = fileURLToPath(new URL("./LatchParticipant.java", (import.meta as { url: string }).url));
 const RECIPES_JAR = "/usr/share/java/curator-recipes.jar"; // its manifest brings framework, client, zookeeper
-const RUN_JARS = [RECIPES_JAR, "/usr/share/java/slf4j-nop.jar"];
+
+/** Which Curator: ZK_CURATOR=5.4 (default: bookworm's 5.4.0 in /usr/share/java) or 5.7.1 (trixie, fetched). */
+export type CuratorLine = "5.4" | "5.7.1";
+export function curatorLine(env = process.env.ZK_CURATOR): CuratorLine {
+  const v = env?.trim() || "5.4";
+  if (v === "5.4" || v === "5.4.0") return "5.4";
+  if (v === "5.7.1") return "5.7.1";
+  throw new Error(`ZK_CURATOR=${v}: known Curator lines are 5.4 (system) and 5.7.1 (Debian trixie, fetched)`);
+}
+
+// 5.7.1's jars (and its 3.9.3 ZooKeeper client) come without their manifests' Class-Path, so nothing
+// from the system's 5.4.0 / 3.8.0 in /usr/share/java can be loaded in their place.
+async function classpath(): Promise<string[]> {
+  if (curatorLine() === "5.4") return [RECIPES_JAR, "/usr/share/java/slf4j-nop.jar"];
+  const dir = await fetchLine("curator-5.7.1");
+  return (await fs.readFile(path.join(dir, "classpath"), "utf8")).split("\n").filter(Boolean);
+}
 const JVM_FLAGS = ["-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]; // small, quick to start
 
 /** monoNs is the JVM's System.nanoTime() (CLOCK_MONOTONIC); see localNs(). */
@@ -22,7 +39,8 @@ let compiled: Promise<string> | null = null;
 export function compileParticipant(): Promise<string> {
   compiled ??= (async () => {
     const src = await fs.readFile(SOURCE);
-    const hash = createHash("sha256").update(src).digest("hex").slice(0, 16);
+    const cp = await classpath();
+    const hash = createHash("sha256").update(src).update(cp.join(":")).digest("hex").slice(0, 16);
     const dir = path.join(os.tmpdir(), "zookeeper-ts-interop", hash);
     const fresh = await fs.stat(path.join(dir, "LatchParticipant.class")).then(
       async (cls) => cls.mtimeMs >= (await fs.stat(SOURCE)).mtimeMs,
@@ -31,7 +49,7 @@ export function compileParticipant(): Promise<string> {
     if (fresh) return dir;
     await fs.mkdir(path.dirname(dir), { recursive: true });
     const tmp = await fs.mkdtemp(`${dir}-tmp-`);
-    await run("javac", ["-nowarn", "-d", tmp, "-cp", RECIPES_JAR, SOURCE]);
+    await run("javac", ["-nowarn", "-d", tmp, "-cp", cp.join(":"), SOURCE]);
     await fs.rm(dir, { recursive: true, force: true });
     await fs.rename(tmp, dir).catch(() => fs.rm(tmp, { recursive: true, force: true }));
     return dir;
@@ -57,7 +75,7 @@ const live = new Set<LineProcess>();
 
 export async function startParticipant(opts: ParticipantOptions): Promise<JavaParticipant> {
   const dir = await compileParticipant();
-  const args = [...JVM_FLAGS, "-cp", [dir, ...RUN_JARS].join(":"), "LatchParticipant", opts.connectString, opts.electionPath, opts.id];
+  const args = [...JVM_FLAGS, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", [dir, ...(await classpath())].join(":"), "LatchParticipant", opts.connectString, opts.electionPath, opts.id];
   if (opts.sessionTimeoutMs !== undefined) args.push(String(opts.sessionTimeoutMs));
   const p = new JavaParticipant(opts.id, spawn("java", args, { stdio: ["pipe", "pipe", "pipe"] }));
   await p.syncClock();
@@ -104,6 +122,12 @@ export class JavaParticipant extends LineProcess {
         throw err;
       }
     }
+  }
+
+  /** The Curator jar this JVM loaded LeaderLatch from, and its ZooKeeper client's version. */
+  async versions(): Promise<{ curatorJar: string; zookeeperClient: string }> {
+    const [curatorJar, zookeeperClient] = await this.ask("versions?", "VERSIONS");
+    return { curatorJar, zookeeperClient };
   }
 
   async ourPath(): Promise<string> {

@@ -1,8 +1,9 @@
 // Finds a local ZooKeeper to run: $ZOOKEEPER_HOME, else Debian's package, else (as root with apt-get)
 // installs Debian's `zookeeper` package. Throws an error naming every way to provide a server.
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
+import { lineParts, linesCache, requestedLine, type ServerLine } from "./zk-lines.ts";
 
 export interface LocalInstall {
   java: string;
@@ -59,13 +60,17 @@ function fromDebian(dir = DEBIAN): Omit<LocalInstall, "java"> | undefined {
   return { classpath, jvmArgs, source: `Debian package (${dir})` };
 }
 
+// Quiet: one line says what happens and where apt's output goes.
 function aptInstall(): Promise<void> {
-  process.stderr.write("[zk-harness] no ZooKeeper found: running `apt-get update && apt-get install -y zookeeper` (as root)\n");
+  mkdirSync(linesCache(), { recursive: true });
+  const log = join(linesCache(), "apt-install.log");
+  process.stderr.write(`[zk-harness] no ZooKeeper found: installing Debian's zookeeper package (apt-get, as root; output in ${log})\n`);
   const script = "apt-get update && apt-get -o DPkg::Lock::Timeout=300 install -y zookeeper";
+  const out = openSync(log, "a");
   return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", script], { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+    const child = spawn("sh", ["-c", script], { stdio: ["ignore", out, out], env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`apt-get install zookeeper failed (exit ${code})`))));
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`apt-get install zookeeper failed (exit ${code}); see ${log}`))));
   });
 }
 
@@ -86,11 +91,22 @@ export async function findInstall(home: string | undefined, mayApt: boolean): Pr
   return { java, ...parts };
 }
 
-let found: Promise<LocalInstall> | undefined;
+/** A line fetched from Debian's archive (ZK_SERVER=3.4|3.9.3|3.9); see zk-lines.ts. */
+export async function lineInstall(line: Exclude<ServerLine, "3.8">): Promise<LocalInstall> {
+  const java = findJava();
+  if (!java) throw new Error(`ZooKeeper ${line} needs a \`java\` on PATH or JAVA_HOME`);
+  return { java, ...(await lineParts(line)) };
+}
 
-/** Memoised: the first call may run apt-get; later calls reuse the answer. */
-export function localInstall(): Promise<LocalInstall> {
-  found ??= findInstall(process.env.ZOOKEEPER_HOME || undefined, true);
-  found.catch(() => (found = undefined));
-  return found;
+const found = new Map<ServerLine, Promise<LocalInstall>>();
+
+/** Memoised per line (default: ZK_SERVER, else 3.8): the first call may run apt-get; later calls reuse it. */
+export function localInstall(line: ServerLine = requestedLine()): Promise<LocalInstall> {
+  let p = found.get(line);
+  if (!p) {
+    p = line === "3.8" ? findInstall(process.env.ZOOKEEPER_HOME || undefined, true) : lineInstall(line);
+    p.catch(() => found.delete(line));
+    found.set(line, p);
+  }
+  return p;
 }

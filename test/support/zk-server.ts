@@ -1,7 +1,8 @@
 // Real ZooKeeper servers for tests. Provisioning order: ZK_CONNECT (sharedServer only) → Docker
 // (testcontainers, standalone only) → $ZOOKEEPER_HOME → Debian's /usr/share/java/zookeeper.jar →
 // `apt-get install zookeeper` when root → an Error naming all of these. Never a silent skip.
-// ZK_HARNESS=local|docker forces a back end.
+// ZK_HARNESS=local|docker forces a back end. ZK_SERVER=3.4|3.9.3|3.9 (or ServerOptions.line) picks another
+// server line, fetched from Debian's archive on first use (zk-lines.ts); unset or 3.8 means the above.
 //
 // Defaults: standalone tickTime 2000 (sessions 4–40 s, like a stock server). Ensembles use
 // tickTime 500 so elections and failure detection are quick (new leader after SIGSTOP of the leader
@@ -14,6 +15,7 @@ import { fourLetterWord, parseMode } from "./four-letter.ts";
 import { dockerAvailable, startDockerStandalone } from "./zk-docker.ts";
 import { HOW_TO_GET_A_SERVER, localInstall } from "./zk-install.ts";
 import { LocalServer, StartError } from "./zk-local.ts";
+import { requestedLine, type ServerLine } from "./zk-lines.ts";
 import { freePorts } from "./zk-ports.ts";
 import type { EnsembleOptions, ServerOptions, ZkEnsemble, ZkServer } from "./zk-types.ts";
 
@@ -23,9 +25,9 @@ export { fourLetterWord, parseMode, HOW_TO_GET_A_SERVER };
 const ATTEMPTS = 3; // fresh ports after a bind failure (another process took a port)
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-async function useDocker(): Promise<boolean> {
+async function useDocker(line: ServerLine): Promise<boolean> {
   const forced = process.env.ZK_HARNESS;
-  if (forced === "local") return false;
+  if (forced === "local" || line !== "3.8") return false; // other lines run from Debian's archive
   const ok = await dockerAvailable();
   if (forced === "docker" && !ok) throw new Error(`ZK_HARNESS=docker but no Docker engine answers. ${HOW_TO_GET_A_SERVER}`);
   return ok;
@@ -47,8 +49,9 @@ function baseCfg(dir: string, clientPort: number, tickTime: number): Record<stri
 const JVM_FLAGS_DOCKER = ["-Dzookeeper.extendedTypesEnabled=true", "-Dznode.container.checkIntervalMs=1000", "-Dreadonlymode.enabled=true"];
 
 export async function startStandalone(opts: ServerOptions = {}): Promise<ZkServer> {
-  const docker = await useDocker();
-  const install = docker ? undefined : await localInstall();
+  const line = opts.line ?? requestedLine();
+  const docker = await useDocker(line);
+  const install = docker ? undefined : await localInstall(line);
   for (let attempt = 1; ; attempt++) {
     const [clientPort, ...extraPorts] = await freePorts(1 + (opts.ports ?? 0));
     const dir = mkdtempSync(join(tmpdir(), "zk-ts-"));
@@ -70,7 +73,7 @@ export async function startStandalone(opts: ServerOptions = {}): Promise<ZkServe
 
 export async function startEnsemble(opts: EnsembleOptions = {}): Promise<ZkEnsemble> {
   const size = opts.size ?? 3;
-  const install = await localInstall(); // ensembles always run as local JVMs
+  const install = await localInstall(opts.line ?? requestedLine()); // ensembles always run as local JVMs
   const perServer = 3 + (opts.ports ?? 0); // client, quorum, election, extras
   for (let attempt = 1; ; attempt++) {
     const ports = await freePorts(size * perServer);

@@ -1,4 +1,5 @@
 // Shapes shared by the local (JVM) and Docker server back ends; re-exported by zk-server.ts.
+import type { ServerLine } from "./zk-lines.ts";
 
 export interface ZkServer {
   readonly id: number; // myid (1..n) in an ensemble, 1 standalone
@@ -30,6 +31,8 @@ export interface ZkEnsemble {
 }
 
 export interface ServerOptions {
+  /** Server line (default ZK_SERVER, else 3.8); other lines are fetched from Debian's archive on first use. */
+  line?: ServerLine;
   /** Default 2000 standalone, 500 ensemble (fast elections; see zk-server.ts). */
   tickTime?: number;
   /** Extra or overriding zoo.cfg keys (secureClientPort, ssl.*, authProvider.*, ...). */
