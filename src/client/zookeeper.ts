@@ -15,7 +15,7 @@ import { Op, decodeResults, encodeOp, multiNeeds } from "./op.ts";
 import { type ConfigContext, type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
 import type { Needs, ServerFeatures } from "./features.ts";
 import { type Request, Session } from "./session.ts";
-import { digestMd5 } from "./sasl/index.ts";
+import { saslFactory } from "./sasl-exchange.ts";
 import { Transaction } from "./transaction.ts";
 import { dialSocket, type Dialer } from "./transport.ts";
 import type { ConnectOptions, CreateOptions, Data, Logger, OpResult, SessionState, WatchedEvent, Watcher } from "./types.ts";
@@ -450,12 +450,6 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       return Promise.reject(e);
     }
   }
-}
-
-function saslFactory(o: NonNullable<ConnectOptions["sasl"]>): () => ReturnType<typeof digestMd5> {
-  if (o.mechanism !== "DIGEST-MD5") throw badArguments(`unsupported SASL mechanism ${JSON.stringify(o.mechanism)} (DIGEST-MD5 is supported)`, "connect");
-  if (typeof o.username !== "string" || typeof o.password !== "string") throw badArguments("sasl needs a username and a password", "connect");
-  return () => digestMd5({ username: o.username, password: o.password, protocol: "zookeeper", serverName: o.serverName ?? "zk-sasl-md5" });
 }
 
 function need(features: Needs["features"], what: string): Needs {
