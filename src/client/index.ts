@@ -5,3 +5,6 @@ export { Op } from "./op.ts";
 export { Transaction } from "./transaction.ts";
 export { Ids, digestId } from "./acl.ts";
 export type * from "./types.ts";
+export { ReadOp } from "./config-ops.ts";
+export type { ConfigServer, ReadResult, ReconfigOptions, ZooKeeperConfig } from "./config-ops.ts";
+export type { ServerFeatures, ServerGeneration } from "./features.ts";

@@ -4,9 +4,8 @@
 // the 4lw `wchc`; the zxid on 3.9 events; multiRead; updateServerList moving off a dropped host.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { AddWatchMode, CreateMode, ErrorCode, Op, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
+import { AddWatchMode, CreateMode, ErrorCode, Op, ReadOp, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import type { Watcher } from "../../src/index.ts";
-import { ReadOp } from "../../src/client/config-ops.ts";
 import { startFaultProxy } from "../support/fault-proxy.ts";
 import { fourLetterWord, sharedServer } from "../support/zk-server.ts";
 import { itFrom, serverAtLeast, serverLine } from "../support/zk-line.ts";
