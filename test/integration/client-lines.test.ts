@@ -4,6 +4,7 @@
 // the 4lw `wchc`; the zxid on 3.9 events; multiRead; updateServerList moving off a dropped host.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
+import console from "node:console";
 import { AddWatchMode, CreateMode, ErrorCode, Op, ReadOp, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import type { Watcher } from "../../src/index.ts";
 import { startFaultProxy } from "../support/fault-proxy.ts";
@@ -12,7 +13,12 @@ import { itFrom, serverAtLeast, serverLine } from "../support/zk-line.ts";
 import { recorder, uniqueRoot, until } from "./client-util.ts";
 
 const { line, version } = serverLine();
-const skip = (it as unknown as { skip(name: string, fn: () => unknown): void }).skip;
+type Skip = (name: string, fn: () => unknown) => void;
+// vitest and Bun have it.skip; Deno runs the files through node:test (bdd.ts), whose it takes { skip }.
+const skip: Skip =
+  process.env.VITEST || "Bun" in globalThis
+    ? (n, f) => (it as unknown as { skip: Skip }).skip(n, f)
+    : ((t: { it(n: string, o: { skip: boolean }, f: () => void): unknown }): Skip => (n, f) => void t.it(n, { skip: true }, f as () => void))(await import("node:test"));
 /** A test for servers older than `max` only; skipped visibly on newer ones. */
 const itBefore = (max: string, name: string, fn: () => Promise<void>, t: number): void =>
   serverAtLeast(max) ? skip(`${name} [only before ZooKeeper ${max}; server is ${version}]`, fn) : it(name, fn, t);

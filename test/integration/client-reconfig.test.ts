@@ -4,6 +4,7 @@
 // keeps its session and working after server 1 is gone.
 import { afterAll, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
+import console from "node:console";
 import { CreateMode, EventType, ZooKeeper } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
 import { ReconfigEnsemble } from "../support/zk-reconfig.ts";
