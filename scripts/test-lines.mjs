@@ -16,6 +16,7 @@ export const GENERATION_FILES = [
   "test/integration/client-watches.test.ts",
   "test/integration/client-session.test.ts",
   "test/integration/client-ensemble.test.ts",
+  "test/integration/client-lines.test.ts",
   "test/integration/recipes-election.test.ts",
   "test/integration/recipes-election-faults.test.ts",
   "test/integration/recipes-group.test.ts",

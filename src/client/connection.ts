@@ -16,6 +16,7 @@ import {
   writeConnectRequest,
 } from "../protocol/records.ts";
 import { ZooKeeperError } from "./errors.ts";
+import type { Needs } from "./features.ts";
 import { Fifo } from "./fifo.ts";
 import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
 import type { Link } from "./transport.ts";
@@ -28,6 +29,8 @@ export interface InFlight {
   /** Called with the reply; `body` is positioned after the header (null when err != 0). */
   onReply(header: ReplyHeader, body: JuteReader | null): void;
   onFail(code: number, reason: string): void;
+  /** Server features the request needs; checked by the session before it goes on the wire. */
+  needs?: Needs;
 }
 
 export interface ConnectionEvents {

@@ -16,8 +16,8 @@ export interface HelperClient {
   multi(ops: readonly Op[], options?: { signal?: AbortSignal }): Promise<OpResult[]>;
 }
 
-// Clients whose server answered UNIMPLEMENTED to a container create (3.4): parents are persistent there.
-// (Once the client reports server features, e.g. zk.serverFeatures, this can ask it up front.)
+// Clients whose server cannot take a container create (3.4): parents are persistent there. The client
+// refuses such a create locally with UNIMPLEMENTED (zk.serverFeatures), so learning this sends nothing.
 const noContainers = new WeakSet<object>();
 
 /**

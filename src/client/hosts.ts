@@ -3,16 +3,35 @@
 import type { HostPort } from "../protocol/connect-string.ts";
 
 export class HostList {
-  private readonly hosts: HostPort[];
+  private hosts: HostPort[];
   private index = -1;
   private triedSinceConnect = 0;
+  private readonly random: () => number;
 
   constructor(hosts: readonly HostPort[], random: () => number = Math.random) {
-    this.hosts = [...hosts];
-    for (let i = this.hosts.length - 1; i > 0; i--) {
+    this.random = random;
+    this.hosts = this.shuffled(hosts);
+  }
+
+  /** A new list (updateServerList): shuffled again, walked from its start. */
+  replace(hosts: readonly HostPort[]): void {
+    this.hosts = this.shuffled(hosts);
+    this.index = -1;
+    this.triedSinceConnect = 0;
+  }
+
+  has(host: string, port: number): boolean {
+    return this.hosts.some((h) => h.host === host && h.port === port);
+  }
+
+  private shuffled(list: readonly HostPort[]): HostPort[] {
+    const hosts = [...list];
+    const random = this.random;
+    for (let i = hosts.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));
-      [this.hosts[i], this.hosts[j]] = [this.hosts[j]!, this.hosts[i]!];
+      [hosts[i], hosts[j]] = [hosts[j]!, hosts[i]!];
     }
+    return hosts;
   }
 
   get size(): number {

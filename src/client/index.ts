@@ -7,3 +7,6 @@ export { Ids, digestId } from "./acl.ts";
 export type * from "./types.ts";
 export { withRetry } from "./helpers.ts";
 export type { RetryOptions } from "./helpers.ts";
+export { ReadOp } from "./config-ops.ts";
+export type { ConfigServer, ReadResult, ReconfigOptions, ZooKeeperConfig } from "./config-ops.ts";
+export type { ServerFeatures, ServerGeneration } from "./features.ts";

@@ -5,6 +5,7 @@ import type { MultiOp, MultiResult } from "../protocol/multi.ts";
 import { addChroot, stripChroot } from "../protocol/path.ts";
 import { Ids } from "./acl.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
+import type { Feature, Needs } from "./features.ts";
 import type { CreateOptions, Data, OpResult } from "./types.ts";
 import { checkAcl, checkCreateMode, checkPath, checkVersion, toBytes } from "./validate.ts";
 
@@ -46,6 +47,19 @@ export function encodeOp(op: Op, chroot: string): MultiOp {
     default:
       throw badArguments(`unknown op type ${JSON.stringify((op as { type?: unknown }).type)}`, "multi");
   }
+}
+
+/** What a multi's sub-ops need: 3.4 fails a whole multi holding a container, TTL or create2 op. */
+export function multiNeeds(ops: readonly MultiOp[]): Needs | undefined {
+  const features = new Set<Feature>();
+  for (const op of ops) {
+    if (op.type === OpCode.createContainer) features.add("containers");
+    else if (op.type === OpCode.createTTL) features.add("ttl");
+    else if (op.type === OpCode.create2) features.add("createWithStat");
+  }
+  if (features.size === 0) return undefined;
+  const names = { containers: "a container create", ttl: "a TTL create", createWithStat: "a create2" } as Record<Feature, string>;
+  return { features: [...features], what: `multi with ${[...features].map((f) => names[f]).join(" and ")}` };
 }
 
 /** Maps the server's results; a failed transaction rejects with the first failing op's code. */

@@ -5,6 +5,7 @@ import { encodeRequest } from "../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
 import type { InFlight } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
+import type { Needs } from "./features.ts";
 
 export interface Request<T> {
   opcode: number;
@@ -17,6 +18,8 @@ export interface Request<T> {
   onReply?: (err: number) => void;
   /** While the request waits for a connection, an abort drops it unsent (the caller already rejected). */
   signal?: AbortSignal;
+  /** Server features this request needs; refused locally (UNIMPLEMENTED) when the server lacks one. */
+  needs?: Needs;
 }
 
 /** Encodes `req` with xid 0 (patched by patchXid); throws BADARGUMENTS when it cannot be sent. */
@@ -47,6 +50,7 @@ export function inFlightFor<T>(req: Request<T>, resolve: (v: T) => void, reject:
   return {
     xid: 0,
     opcode: req.opcode,
+    needs: req.needs,
     onReply: (header, body) => {
       req.onReply?.(header.err);
       if (header.err !== 0) {

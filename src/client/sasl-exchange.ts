@@ -5,7 +5,9 @@ import { encodeRequest } from "../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
 import type { ReplyHeader } from "../protocol/records.ts";
 import type { Connection } from "./connection.ts";
-import { ZooKeeperError } from "./errors.ts";
+import { ZooKeeperError, badArguments } from "./errors.ts";
+import { digestMd5 } from "./sasl/index.ts";
+import type { ConnectOptions } from "./types.ts";
 
 /** A SASL client mechanism: tokens in, tokens out. */
 export interface SaslClient {
@@ -60,4 +62,11 @@ function rawRequest<T>(
       onFail: (code, reason) => reject(new ZooKeeperError(code, reason, { op: "sasl" })),
     });
   });
+}
+
+/** The mechanism factory for ConnectOptions.sasl (a fresh mechanism per connection). */
+export function saslFactory(o: NonNullable<ConnectOptions["sasl"]>): () => ReturnType<typeof digestMd5> {
+  if (o.mechanism !== "DIGEST-MD5") throw badArguments(`unsupported SASL mechanism ${JSON.stringify(o.mechanism)} (DIGEST-MD5 is supported)`, "connect");
+  if (typeof o.username !== "string" || typeof o.password !== "string") throw badArguments("sasl needs a username and a password", "connect");
+  return () => digestMd5({ username: o.username, password: o.password, protocol: "zookeeper", serverName: o.serverName ?? "zk-sasl-md5" });
 }

@@ -7,6 +7,7 @@ import { encodeRequest } from "../protocol/frame.ts";
 import { JuteWriter } from "../protocol/jute.ts";
 import { Connection, type InFlight } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
+import { type ServerFeatures, featuresOf, probeFeatures, unsupported } from "./features.ts";
 import { HostList } from "./hosts.ts";
 import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
 import { ReadOnlyProbe } from "./readonly-probe.ts";
@@ -39,7 +40,7 @@ export interface SessionOptions {
   clock?: Clock;
   watches: WatchRegistry;
   onState(state: SessionState): void;
-  onWatchEvent(event: { type: number; state: number; path: string }, watchers: Iterable<(e: WatchedEvent) => void>): void;
+  onWatchEvent(event: { type: number; state: number; path: string; zxid: bigint }, watchers: Iterable<(e: WatchedEvent) => void>): void;
   /** Session-wide events (expiry, close) for every registered watcher. */
   onSessionEvent(state: number): void;
   fourLetter?: (host: HostPort, cmd: string) => Promise<string>;
@@ -53,6 +54,8 @@ export class Session {
   password: Uint8Array = new Uint8Array(16);
   negotiatedTimeout = 0;
   lastZxid = 0n;
+  /** What the server of the current (or last) connection supports; re-learnt on every connection. */
+  features: ServerFeatures = featuresOf("3.5-3.8");
   private readonly o: SessionOptions;
   private readonly hosts: HostList;
   private readonly writer = new JuteWriter(1024);
@@ -60,6 +63,7 @@ export class Session {
   private readonly queue: WaitQueue;
   private readonly auths: AuthEntry[] = [];
   private conn: Connection | null = null;
+  private connHost: HostPort | null = null;
   private xid = 1;
   private seenRwServer = false;
   private closing = false;
@@ -199,8 +203,9 @@ export class Session {
     }
     const c = new Connection(link, { maxBufferSize: this.o.maxBufferSize, logger: this.o.logger, clock: this.clock });
     this.conn = c;
+    this.connHost = host;
     const events = {
-      onNotification: (ev: { type: number; state: number; path: string }) => this.notify(ev),
+      onNotification: (ev: { type: number; state: number; path: string }, zxid: bigint) => this.notify({ ...ev, zxid }),
       onZxid: (zxid: bigint) => {
         if (zxid > this.lastZxid) this.lastZxid = zxid;
       },
@@ -257,7 +262,7 @@ export class Session {
       }
     }
     if (c.closed || this.terminal) throw new Error("connection lost while priming");
-    this.prime(c);
+    await this.prime(c);
     this.hosts.connected();
     this.setState(res.readOnly ? "connectedReadOnly" : "connected");
     if (res.readOnly) this.startReadOnlyProbe(host);
@@ -266,10 +271,23 @@ export class Session {
     return c;
   }
 
-  /** Auth packets, then SetWatches batches, then everything queued while disconnected. */
-  private prime(conn: Connection): void {
+  /** Auth packets, the feature probes, SetWatches batches, then everything queued while disconnected. */
+  private async prime(conn: Connection): Promise<void> {
     for (const a of this.auths) sendAuth(conn, a, this.writer, (x) => this.authRefused(x));
-    sendSetWatches(conn, watchBatches(this.o.watches, this.lastZxid), () => this.nextXid(), this.writer, this.log);
+    const relativeZxid = this.lastZxid; // the probes' replies move lastZxid; catch-up is relative to before
+    try {
+      this.features = await probeFeatures(conn, () => this.nextXid(), this.writer);
+    } catch {
+      throw new Error("connection lost while priming");
+    }
+    if (conn.closed || this.terminal) throw new Error("connection lost while priming");
+    let batches = watchBatches(this.o.watches, relativeZxid);
+    if (!this.features.persistentWatches && batches.some((b) => b.persistentWatches.length + b.persistentRecursiveWatches.length > 0)) {
+      // A server older than the one that took them (a downgrade mid-session): SetWatches2 would drop the link.
+      this.log.warn(`zookeeper: server ${conn.link.remote} is ZooKeeper ${this.features.generation}: persistent watches are not re-registered`);
+      batches = batches.map((b) => ({ ...b, persistentWatches: [], persistentRecursiveWatches: [] }));
+    }
+    sendSetWatches(conn, batches, () => this.nextXid(), this.writer, this.log);
     this.queue.release((frame, inFlight) => this.transmit(conn, frame, inFlight));
   }
 
@@ -311,10 +329,25 @@ export class Session {
   }
 
   private transmit(conn: Connection, frame: Uint8Array, inFlight: InFlight): void {
+    // An op this server does not know would get UNIMPLEMENTED and the link closed: refuse it here.
+    const why = unsupported(this.features, inFlight.needs);
+    if (why !== null) {
+      inFlight.onFail(ErrorCode.UNIMPLEMENTED, why);
+      return;
+    }
     const xid = this.nextXid();
     patchXid(frame, xid);
     inFlight.xid = xid;
     conn.send(frame, inFlight);
+  }
+
+  /** updateServerList: new hosts for the next connections; leaves a server that is not among them. */
+  updateHosts(hosts: readonly HostPort[]): void {
+    if (hosts.length === 0) return;
+    this.hosts.replace(hosts);
+    const c = this.conn;
+    const h = this.connHost;
+    if (c && h && !c.closed && !this.hosts.has(h.host, h.port)) c.close("the server is no longer in the server list");
   }
 
   /** Stores credentials (replayed on every reconnect) and sends them now when connected. */
@@ -333,7 +366,9 @@ export class Session {
 
   // --- notifications ---
 
-  private notify(ev: { type: number; state: number; path: string }): void {
+  private notify(ev: { type: number; state: number; path: string; zxid: bigint }): void {
+    // Only 3.9+ servers put the change's zxid on a notification (-1 before, and for catch-up events).
+    if (ev.zxid !== -1n && !this.features.eventZxid) this.features = featuresOf("3.9+");
     const watchers = this.o.watches.trigger(ev.type, ev.path);
     this.o.onWatchEvent(ev, watchers);
   }

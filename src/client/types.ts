@@ -21,6 +21,11 @@ export interface WatchedEvent {
   state: number;
   /** The node's path with the chroot removed; null for session events. */
   path: string | null;
+  /**
+   * The zxid of the change (3.9+ servers). undefined where the server sends -1: 3.4-3.8, session
+   * events, the catch-up events of a reconnect, and the client's own *WatchRemoved events.
+   */
+  zxid: bigint | undefined;
 }
 
 export type Watcher = (event: WatchedEvent) => void;

@@ -45,16 +45,19 @@ export function watchIterator(hooks: WatchIteratorHooks): AsyncIterable<WatchedE
           w.resolve({ value: event, done: false });
         } else buffered.push(event);
       };
-      const onAbort = (): void => end();
+      // Listening from the start: an abort while addWatch is still under way ends the loop once the
+      // watch is in place (and so can be removed), instead of being missed.
+      const onAbort = (): void => void registered.then(() => end());
       const registered = hooks.signal?.aborted
         ? Promise.resolve((ended = true) as unknown as void)
         : hooks.add(watcher).then(
-            () => hooks.signal?.addEventListener("abort", onAbort, { once: true }),
+            () => {},
             (e: unknown) => {
               ended = true;
               failure = e;
             },
           );
+      if (!ended) hooks.signal?.addEventListener("abort", onAbort, { once: true });
 
       return {
         async next(): Promise<IteratorResult<WatchedEvent>> {

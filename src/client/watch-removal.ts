@@ -5,6 +5,7 @@
 import { ErrorCode, EventType, KeeperState, OpCode, WatcherType } from "../protocol/constants.ts";
 import { Ops } from "../protocol/ops.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
+import { type ServerFeatures, unsupported } from "./features.ts";
 import type { Request } from "./request.ts";
 import type { WatchedEvent, Watcher } from "./types.ts";
 import type { WatchKind, WatchRegistry } from "./watches.ts";
@@ -13,6 +14,7 @@ export interface RemovalContext {
   watches: WatchRegistry;
   deliver(watchers: Iterable<Watcher>, event: WatchedEvent): void;
   request(req: Request<void>): Promise<void>;
+  features(): ServerFeatures;
 }
 
 export async function removeWatchers(
@@ -23,28 +25,59 @@ export async function removeWatchers(
   type: number,
   watcher: Watcher | undefined,
 ): Promise<void> {
+  const kinds = kindsFor(op, path, type);
+  // Refused before anything changes locally: 3.4 has no removeWatches (it would drop the link).
+  const why = unsupported(ctx.features(), NEEDS);
+  if (why !== null) throw new ZooKeeperError(ErrorCode.UNIMPLEMENTED, why.replace("removeWatches", op), { op, path });
   const removed: [Watcher, number][] = [];
-  let dataTable = false;
-  let childTable = false;
-  for (const kind of kindsFor(op, path, type)) {
+  const gone = new Set<WatchKind>();
+  for (const kind of kinds) {
     for (const w of ctx.watches.remove(kind, serverPath, watcher)) {
       removed.push([w, kind === "child" ? EventType.ChildWatchRemoved : kind === "data" || kind === "exist" ? EventType.DataWatchRemoved : EventType.PersistentWatchRemoved]);
-      if (kind !== "child") dataTable = true;
-      if (kind === "child" || kind === "persistent") childTable = true;
+      gone.add(kind);
     }
   }
   if (removed.length === 0) throw new ZooKeeperError(ErrorCode.NOWATCHER, "no such watcher is registered", { op, path });
-  for (const [w, evType] of removed) ctx.deliver([w], { type: evType, state: KeeperState.SyncConnected, path });
-  const dropData = dataTable && !ctx.watches.needsServerTable("data", serverPath);
-  const dropChild = childTable && !ctx.watches.needsServerTable("child", serverPath);
-  if (!dropData && !dropChild) return;
-  // Data/Children/Any only: Persistent (4) and PersistentRecursive (5) need a 3.9 server.
-  const serverType = dropData && dropChild ? WatcherType.Any : dropData ? WatcherType.Data : WatcherType.Children;
+  for (const [w, evType] of removed) ctx.deliver([w], { type: evType, state: KeeperState.SyncConnected, path, zxid: undefined });
+  const v39 = ctx.features().persistentRemovalTypes;
+  const types = v39 ? typesFor39(ctx.watches, serverPath, gone) : typesBefore39(ctx.watches, serverPath, gone);
+  // Before 3.9 one Data/Any request stands for a persistent watch too.
+  const persistentGone = gone.has("persistent") || gone.has("persistentRecursive");
+  await Promise.all(types.map((t) => removeOnServer(ctx, op, path, serverPath, t, v39 ? t === WatcherType.Persistent || t === WatcherType.PersistentRecursive : persistentGone)));
+}
+
+const NEEDS = { features: ["removeWatches"], what: "removeWatches" } as const;
+
+/** 3.9 keeps each watch mode apart: one removal per mode no local watcher needs any more. */
+function typesFor39(watches: WatchRegistry, serverPath: string, gone: Set<WatchKind>): number[] {
+  const out: number[] = [];
+  if ((gone.has("data") || gone.has("exist")) && !watches.has("data", serverPath) && !watches.has("exist", serverPath)) out.push(WatcherType.Data);
+  if (gone.has("child") && !watches.has("child", serverPath)) out.push(WatcherType.Children);
+  if (gone.has("persistent") && !watches.has("persistent", serverPath)) out.push(WatcherType.Persistent);
+  if (gone.has("persistentRecursive") && !watches.has("persistentRecursive", serverPath)) out.push(WatcherType.PersistentRecursive);
+  return out;
+}
+
+/** 3.5-3.8 know only Data/Children/Any: a persistent watch sits in the data (and child) table. */
+function typesBefore39(watches: WatchRegistry, serverPath: string, gone: Set<WatchKind>): number[] {
+  const dataTable = gone.has("data") || gone.has("exist") || gone.has("persistent") || gone.has("persistentRecursive");
+  const childTable = gone.has("child") || gone.has("persistent");
+  const dropData = dataTable && !watches.needsServerTable("data", serverPath);
+  const dropChild = childTable && !watches.needsServerTable("child", serverPath);
+  if (!dropData && !dropChild) return [];
+  return [dropData && dropChild ? WatcherType.Any : dropData ? WatcherType.Data : WatcherType.Children];
+}
+
+async function removeOnServer(ctx: RemovalContext, op: string, path: string, serverPath: string, type: number, persistent: boolean): Promise<void> {
   try {
-    await ctx.request({ opcode: OpCode.removeWatches, op, path, write: (w) => Ops.removeWatches.writeRequest(w, { path: serverPath, type: serverType }) });
+    await ctx.request({ opcode: OpCode.removeWatches, op, path, write: (w) => Ops.removeWatches.writeRequest(w, { path: serverPath, type }), needs: NEEDS });
   } catch (e) {
-    // The server may have fired (and so dropped) its watch already; locally it is gone either way.
     if (!(e instanceof ZooKeeperError && e.code === ErrorCode.NOWATCHER)) throw e;
+    // A one-shot watch may have fired (and so left the server) while this request was under way.
+    // A persistent watch never fires away: the server not holding it is a fault the caller must see.
+    if (persistent) {
+      throw new ZooKeeperError(ErrorCode.NOWATCHER, "the server held no such persistent watch (removed locally)", { op, path });
+    }
   }
 }
 

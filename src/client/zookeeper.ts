@@ -13,9 +13,11 @@ import { Ids } from "./acl.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { fourLetterWord } from "./four-letter.ts";
 import { createWithParents, deleteTree } from "./helpers.ts";
-import { Op, decodeResults, encodeOp } from "./op.ts";
+import { Op, decodeResults, encodeOp, multiNeeds } from "./op.ts";
+import { type ConfigContext, type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
+import type { Needs, ServerFeatures } from "./features.ts";
 import { type Request, Session } from "./session.ts";
-import { digestMd5 } from "./sasl/index.ts";
+import { saslFactory } from "./sasl-exchange.ts";
 import { Transaction } from "./transaction.ts";
 import { dialSocket, type Dialer } from "./transport.ts";
 import type { Clock } from "./clock.ts";
@@ -77,8 +79,8 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       clock: options.clock,
       watches: this.watches,
       onState: (state) => this.emitSafely(state),
-      onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type, state: ev.state, path: stripChroot(this.chroot, ev.path) }),
-      onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state, path: null }),
+      onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type, state: ev.state, path: stripChroot(this.chroot, ev.path), zxid: ev.zxid === -1n ? undefined : ev.zxid }),
+      onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state, path: null, zxid: undefined }),
       fourLetter: (host, cmd) => fourLetterWord(host, cmd, 2000, options.tls),
     });
   }
@@ -131,6 +133,10 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   /** "host:port" of the server this client is connected to, or null while not connected. */
   get remoteAddress(): string | null {
     return this.session.remote;
+  }
+  /** What the connected server supports, learnt on every new connection (see features.ts). */
+  get serverFeatures(): ServerFeatures {
+    return this.session.features;
   }
   /** The highest zxid seen in a reply. */
   get lastZxid(): bigint {
@@ -211,12 +217,13 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     if (o.createParents === true) return createWithParents(this, path, acl, signal, () => this.doCreate(op, path, data, { ...o, createParents: false }, withStat));
     const body = { path: this.server(path), data: toBytes(op, path, data), acl, flags: mode };
     if (ttl !== undefined) {
-      const r = await this.request({ opcode: OpCode.createTTL, op, path, write: (w) => Ops.createTTL.writeRequest(w, { ...body, ttl: BigInt(ttl) }), decode: Ops.createTTL.readResponse }, signal);
+      const r = await this.request({ opcode: OpCode.createTTL, op, path, needs: need(["ttl"], `${op} of a TTL node`), write: (w) => Ops.createTTL.writeRequest(w, { ...body, ttl: BigInt(ttl) }), decode: Ops.createTTL.readResponse }, signal);
       return { path: this.client(r.path), stat: r.stat };
     }
     if (mode === CreateMode.CONTAINER || withStat) {
       const spec = mode === CreateMode.CONTAINER ? Ops.createContainer : Ops.create2;
-      const r = await this.request({ opcode: spec.code, op, path, write: (w) => spec.writeRequest(w, body), decode: spec.readResponse }, signal);
+      const needs = mode === CreateMode.CONTAINER ? need(["containers"], `${op} of a container`) : need(["createWithStat"], op);
+      const r = await this.request({ opcode: spec.code, op, path, needs, write: (w) => spec.writeRequest(w, body), decode: spec.readResponse }, signal);
       return { path: this.client(r.path), stat: r.stat };
     }
     const created = await this.request({ opcode: OpCode.create, op, path, write: (w) => Ops.create.writeRequest(w, body), decode: Ops.create.readResponse }, signal);
@@ -338,7 +345,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     const encoded = ops.map((op) => encodeOp(op, this.chroot));
     const signal = signalOf("multi", undefined, options);
     if (encoded.length === 0) return [];
-    const res = await this.request({ opcode: OpCode.multi, op: "multi", write: (w) => Ops.multi.writeRequest(w, { ops: encoded }), decode: Ops.multi.readResponse }, signal);
+    const res = await this.request({ opcode: OpCode.multi, op: "multi", needs: multiNeeds(encoded), write: (w) => Ops.multi.writeRequest(w, { ops: encoded }), decode: Ops.multi.readResponse }, signal);
     return decodeResults(res.results, this.chroot, ops);
   }
 
@@ -356,6 +363,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       opcode: OpCode.addWatch,
       op: "addWatch",
       path,
+      needs: need(["persistentWatches"], "addWatch"),
       write: (x) => Ops.addWatch.writeRequest(x, { path: serverPath, mode }),
       decode: Ops.addWatch.readResponse,
       onReply: (err) => {
@@ -377,7 +385,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   private removeLocal(op: string, path: string, type: number, watcher: Watcher | undefined, signal?: AbortSignal): Promise<void> {
-    const ctx = { watches: this.watches, deliver: (ws: Iterable<Watcher>, e: WatchedEvent) => this.deliver(ws, e), request: (r: Request<void>) => this.request(r, signal) };
+    const ctx = { watches: this.watches, deliver: (ws: Iterable<Watcher>, e: WatchedEvent) => this.deliver(ws, e), request: (r: Request<void>) => this.request(r, signal), features: () => this.serverFeatures };
     return removeWatchers(ctx, op, path, this.server(path), type, watcher);
   }
 
@@ -396,7 +404,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     if (typeof prefixPath !== "string" || !prefixPath.startsWith("/")) throw badArguments("prefixPath must be a string starting with /", "getEphemerals", String(prefixPath));
     // The server matches a plain string prefix; inside a chroot, "/" means the chroot's subtree.
     const prefix = this.chroot ? (prefixPath === "/" ? `${this.chroot}/` : this.chroot + prefixPath) : prefixPath;
-    const paths = await this.request({ opcode: OpCode.getEphemerals, op: "getEphemerals", path: prefixPath, write: (w) => Ops.getEphemerals.writeRequest(w, { prefixPath: prefix }), decode: Ops.getEphemerals.readResponse }, signalOf("getEphemerals", prefixPath, options));
+    const paths = await this.request({ opcode: OpCode.getEphemerals, op: "getEphemerals", path: prefixPath, needs: need(["getEphemerals"], "getEphemerals"), write: (w) => Ops.getEphemerals.writeRequest(w, { prefixPath: prefix }), decode: Ops.getEphemerals.readResponse }, signalOf("getEphemerals", prefixPath, options));
     return paths.map((p) => this.client(p));
   }
 
@@ -406,14 +414,45 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       opcode: OpCode.getAllChildrenNumber,
       op: "getAllChildrenNumber",
       path,
+      needs: need(["getEphemerals"], "getAllChildrenNumber"),
       write: (w) => Ops.getAllChildrenNumber.writeRequest(w, { path: this.server(path) }),
       decode: Ops.getAllChildrenNumber.readResponse,
     }, signalOf("getAllChildrenNumber", path, options));
   }
 
   async whoAmI(options?: CallOptions): Promise<{ scheme: string; id: string }[]> {
-    const infos = await this.request({ opcode: OpCode.whoAmI, op: "whoAmI", decode: Ops.whoAmI.readResponse }, signalOf("whoAmI", undefined, options));
+    const infos = await this.request({ opcode: OpCode.whoAmI, op: "whoAmI", needs: need(["whoAmI"], "whoAmI"), decode: Ops.whoAmI.readResponse }, signalOf("whoAmI", undefined, options));
     return infos.map((c) => ({ scheme: c.authScheme, id: c.user }));
+  }
+
+  /** Reads several nodes in one round trip (3.6+); each read succeeds or fails on its own. */
+  multiRead(ops: readonly ReadOp[], options?: CallOptions): Promise<ReadResult[]> {
+    return this.guard(() => multiRead(this.configContext(signalOf("multiRead", undefined, options)), ops));
+  }
+
+  /** The ensemble's dynamic configuration (3.5+); `watcher` sees its next change. */
+  getConfig(watcher?: Watcher, options?: CallOptions): Promise<ZooKeeperConfig> {
+    return this.guard(() => getConfig(this.configContext(signalOf("getConfig", "/zookeeper/config", options)), watcher));
+  }
+
+  /** Changes the ensemble's membership (3.5+; the servers need reconfigEnabled=true and the caller the right to). */
+  reconfig(options: ReconfigOptions, callOptions?: CallOptions): Promise<ZooKeeperConfig> {
+    return this.guard(() => reconfig(this.configContext(signalOf("reconfig", undefined, callOptions)), options));
+  }
+
+  /** Replaces the hosts this client connects to (a chroot in `connectString` is ignored); moves off a host that left. */
+  updateServerList(connectString: string): void {
+    let hosts;
+    try {
+      hosts = parseConnectString(connectString).hosts;
+    } catch (e) {
+      throw badArguments(e instanceof ProtocolError ? e.message : String(e), "updateServerList");
+    }
+    this.session.updateHosts(hosts);
+  }
+
+  private configContext(signal?: AbortSignal): ConfigContext {
+    return { chroot: this.chroot, watches: this.watches, request: (r) => this.request(r, signal) };
   }
 
   /** With `signal`: an abort stops the wait only; the credentials stay stored for later reconnects. */
@@ -436,10 +475,8 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 }
 
-function saslFactory(o: NonNullable<ConnectOptions["sasl"]>): () => ReturnType<typeof digestMd5> {
-  if (o.mechanism !== "DIGEST-MD5") throw badArguments(`unsupported SASL mechanism ${JSON.stringify(o.mechanism)} (DIGEST-MD5 is supported)`, "connect");
-  if (typeof o.username !== "string" || typeof o.password !== "string") throw badArguments("sasl needs a username and a password", "connect");
-  return () => digestMd5({ username: o.username, password: o.password, protocol: "zookeeper", serverName: o.serverName ?? "zk-sasl-md5" });
+function need(features: Needs["features"], what: string): Needs {
+  return { features, what };
 }
 
 export { Op };

@@ -1,5 +1,7 @@
 // Creates a path and its missing ancestors as CONTAINER nodes, so an abandoned recipe path is reaped
-// by the server once its last child goes.
+// by the server once its last child goes; on a server without containers (3.4) as persistent nodes.
+// Like Curator, each level is checked with exists first: an existing node is never created again
+// (3.4 answers even a container create of an existing node with UNIMPLEMENTED).
 import type { ZooKeeper } from "../client/index.ts";
 import { isZooKeeperError } from "../client/index.ts";
 import { CreateMode, ErrorCode } from "../protocol/constants.ts";
@@ -8,8 +10,10 @@ export async function ensureContainers(zk: ZooKeeper, path: string): Promise<voi
   let current = "";
   for (const part of path.split("/").filter(Boolean)) {
     current += `/${part}`;
+    if ((await zk.exists(current)) !== null) continue;
+    const mode = zk.serverFeatures.containers ? CreateMode.CONTAINER : CreateMode.PERSISTENT;
     try {
-      await zk.create(current, null, { mode: CreateMode.CONTAINER });
+      await zk.create(current, null, { mode });
     } catch (e) {
       if (isZooKeeperError(e, ErrorCode.NODEEXISTS)) continue;
       // The server checks the parent's CREATE permission before existence: an existing node may say NOAUTH.

@@ -1,6 +1,7 @@
 // Group membership (API.md "Recipes"): each member is the ephemeral znode `path/<id>` holding its data.
 // A persistent watch on the group path (re-registered by the client after a reconnect) turns every
-// join and leave into one "change" event with the whole list, sorted by id.
+// join and leave into one "change" event with the whole list, sorted by id. Where the server has no
+// persistent watches (3.4), a one-shot children watch, re-armed by every read of the group, does it.
 import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
@@ -33,6 +34,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
   private readonly serial = new Serial();
   private joined = false;
   private watching = false;
+  private oneShot = false; // children watch re-armed on every refresh (no persistent watches)
   private refreshQueued = false;
   private last: string | null = null; // fingerprint of the last list emitted
 
@@ -61,15 +63,20 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
       if (this.joined) return;
       this.joined = true;
       this.zk.on("state", this.onState);
+      let created = false;
       try {
         await this.ensureMember();
-        if (!this.watching) {
+        created = true;
+        this.oneShot = !this.zk.serverFeatures.persistentWatches;
+        if (!this.watching && !this.oneShot) {
           await this.zk.addWatch(this.path, AddWatchMode.PERSISTENT, this.onGroup);
           this.watching = true;
         }
       } catch (e) {
         this.joined = false;
         this.zk.off("state", this.onState);
+        // A join that fails leaves nothing behind: our znode goes with it.
+        if (created) await deleteNode(this.zk, this.memberPath).catch(() => {});
         throw e;
       }
     });
@@ -95,10 +102,14 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
   }
 
   /** The current members, sorted by id. */
-  async members(): Promise<Member[]> {
+  members(): Promise<Member[]> {
+    return this.readMembers(undefined);
+  }
+
+  private async readMembers(watcher: Watcher | undefined): Promise<Member[]> {
     let children: string[];
     try {
-      children = await this.zk.getChildren(this.path);
+      children = await this.zk.getChildren(this.path, watcher);
     } catch (e) {
       if (isZooKeeperError(e, ErrorCode.NONODE)) return [];
       throw e;
@@ -147,10 +158,11 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
       .run(async () => {
         this.refreshQueued = false;
         if (!this.joined) return;
-        let members = await this.members();
+        const watcher = this.oneShot ? this.onGroup : undefined; // re-arms the one-shot watch
+        let members = await this.readMembers(watcher);
         if (!members.some((m) => m.id === this.id)) {
           await this.ensureMember(); // deleted by someone, or reaped with its container while the session lived
-          members = await this.members();
+          members = await this.readMembers(watcher);
         }
         const fingerprint = JSON.stringify(members.map((m) => [m.id, m.data ? Array.from(m.data) : null]));
         if (fingerprint === this.last) return;

@@ -2,6 +2,7 @@
 // TTL/container reaping, data sizes, unicode paths, chroot, multi, pipelining, and "nothing sent" for
 // invalid arguments (measured with a fault proxy's byte counter).
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { itFrom } from "../support/zk-line.ts";
 import assert from "node:assert/strict";
 import { sharedServer } from "../support/zk-server.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
@@ -74,7 +75,7 @@ describe("client operations (real server)", () => {
 
   // Measured on 3.8.0: the server stores Long.MIN_VALUE / 0xFF..|ttl as the owner of containers and TTL
   // nodes, but DataNode.copyStat hides every non-NORMAL owner from clients, so they read 0.
-  it("creates every mode with the ephemeralOwner the server reports", async () => {
+  itFrom("3.5", "creates every mode with the ephemeralOwner the server reports", async () => {
     const base = `${root}/modes`;
     await zk.create(base);
     const persistent = await zk.createWithStat(`${base}/p`, "", { mode: CreateMode.PERSISTENT });
@@ -100,7 +101,7 @@ describe("client operations (real server)", () => {
     assert.equal(await zk.create(`${base}/t2`, null, { mode: CreateMode.PERSISTENT_WITH_TTL, ttl: 60_000 }), `${base}/t2`);
   }, 60_000);
 
-  it("lets the server reap an emptied container and an expired TTL node", async () => {
+  itFrom("3.5", "lets the server reap an emptied container and an expired TTL node", async () => {
     const c = `${root}/reap-c`;
     await zk.create(c, null, { mode: CreateMode.CONTAINER });
     await zk.create(`${c}/child`);
@@ -132,7 +133,7 @@ describe("client operations (real server)", () => {
     await rejectsWith(zk.create(`${p}/eph/child`), "NOCHILDRENFOREPHEMERALS");
   }, 60_000);
 
-  it("lists children with and without stat, counts descendants, lists ephemerals", async () => {
+  itFrom("3.6", "lists children with and without stat, counts descendants, lists ephemerals", async () => {
     const p = `${root}/kids`;
     await zk.create(p);
     for (const n of ["a", "b", "c"]) await zk.create(`${p}/${n}`);
@@ -147,7 +148,7 @@ describe("client operations (real server)", () => {
     assert.ok((await zk.getEphemerals()).includes(`${p}/e1`));
   }, 60_000);
 
-  it("gets and sets ACLs; sync and whoAmI answer", async () => {
+  itFrom("3.7", "gets and sets ACLs; sync and whoAmI answer", async () => {
     const p = `${root}/acl`;
     await zk.create(p, "x", { acl: [...Ids.READ_ACL_UNSAFE, { perms: Perms.ALL, id: { scheme: "digest", id: digestId("u", "p") } }] });
     const { acl, stat } = await zk.getACL(p);
@@ -167,7 +168,7 @@ describe("client operations (real server)", () => {
     assert.deepEqual((await zk.getACL(q)).acl, [{ perms: Perms.READ, id: { scheme: "world", id: "anyone" } }]);
   }, 60_000);
 
-  it("runs multi and transactions, with per-op results on partial failure", async () => {
+  itFrom("3.5", "runs multi and transactions, with per-op results on partial failure", async () => {
     const p = `${root}/multi`;
     const res = await zk.multi([Op.create(p, "a"), Op.create(`${p}/s-`, null, { mode: CreateMode.PERSISTENT_SEQUENTIAL }), Op.setData(p, "b", 0), Op.check(p, 1)]);
     assert.equal(res.length, 4);
@@ -207,7 +208,7 @@ describe("client operations (real server)", () => {
     await Promise.all(Array.from({ length: 100 }, (_, i) => zk.setData(`${p}/n${i}`, null)));
   }, 60_000);
 
-  it("uses the chroot for requests and strips it from results", async () => {
+  itFrom("3.6", "uses the chroot for requests and strips it from results", async () => {
     const chrootZk = await ZooKeeper.connect(`${connect}${root}`, { sessionTimeout: 10_000 });
     try {
       assert.equal(await chrootZk.create("/inside", "c"), "/inside");

@@ -2,6 +2,7 @@
 // id and password, server-declared expiry, a real expiry after a frozen link, the read timeout, pings,
 // in-flight and queued requests around a drop, close() semantics, and a prompt process exit.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { itFrom } from "../support/zk-line.ts";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -41,7 +42,7 @@ describe("client sessions (real server)", () => {
     await other?.close();
   });
 
-  it("resumes a session by id and password from a second instance; the first then learns 'expired'", async () => {
+  itFrom("3.6", "resumes a session by id and password from a second instance; the first then learns 'expired'", async () => {
     const { zk: a, proxy, states } = await viaProxy({ sessionTimeout: 10_000 });
     const eph = await a.create(`${root}/resume`, "a", { mode: CreateMode.EPHEMERAL });
     const w = recorder();
@@ -204,7 +205,7 @@ describe("client sessions (real server)", () => {
     assert.match(e.message, /no session established within 1500 ms/);
   }, 60_000);
 
-  it("a process that closes its client exits by itself within 2 s", async () => {
+  itFrom("3.6", "a process that closes its client exits by itself within 2 s", async () => {
     const script = fileURLToPath(new URL("./client-exit-child.ts", (import.meta as { url: string }).url));
     const g = globalThis as { Bun?: unknown; Deno?: unknown };
     const args = g.Deno ? ["run", "-A", script] : g.Bun ? [script] : ["--import", "tsx", script];

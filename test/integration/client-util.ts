@@ -28,9 +28,14 @@ export async function rejectsWith(p: Promise<unknown>, codeName: string): Promis
 }
 
 /** A watcher that records its events. */
-export function recorder(): { events: WatchedEvent[]; watcher: (e: WatchedEvent) => void } {
-  const events: WatchedEvent[] = [];
-  return { events, watcher: (e) => events.push(e) };
+/** An event without its zxid (which only 3.9+ servers fill in), for comparing across server lines. */
+export type EventShape = Omit<WatchedEvent, "zxid">;
+
+/** Records events as shapes, and their zxids apart. */
+export function recorder(): { events: EventShape[]; zxids: (bigint | undefined)[]; watcher: (e: WatchedEvent) => void } {
+  const events: EventShape[] = [];
+  const zxids: (bigint | undefined)[] = [];
+  return { events, zxids, watcher: ({ type, state, path, zxid }) => (events.push({ type, state, path }), zxids.push(zxid)) };
 }
 
 export const uniqueRoot = (tag: string): string => `/t-${tag}-${randomUUID().slice(0, 8)}`;

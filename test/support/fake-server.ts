@@ -165,6 +165,10 @@ export async function startFakeServer(opts: FakeServerOptions): Promise<FakeServ
           for (;;) {
             const f = await frames.next();
             xid = f.length >= 8 ? f.readInt32BE(4) : 0;
+            if (isFeatureProbe(f)) {
+              s.write(noNodeReply(xid)); // like a 3.4 server: no further probe; the next request is the user's
+              continue;
+            }
             if (xid >= 0) break;
           }
         }
@@ -313,4 +317,19 @@ export async function startMutatingRelay(upstream: { host: string; port: number 
       return new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** The client's first feature probe while priming a connection: exists("/zookeeper/config") (opcode 3). */
+function isFeatureProbe(f: Buffer): boolean {
+  const path = "/zookeeper/config";
+  return f.length >= 16 + path.length && f.readInt32BE(8) === 3 && f.readInt32BE(12) === path.length && f.toString("utf8", 16, 16 + path.length) === path;
+}
+
+function noNodeReply(xid: number): Buffer {
+  const b = Buffer.alloc(20);
+  b.writeInt32BE(16, 0);
+  b.writeInt32BE(xid, 4);
+  b.writeBigInt64BE(1n, 8);
+  b.writeInt32BE(-101, 16); // NONODE
+  return b;
 }

@@ -19,7 +19,7 @@ export interface LineInfo {
   source: string; // where that version was read
 }
 
-const FETCH_SCRIPT = fileURLToPath(new URL("../../scripts/fetch-zk-lines.sh", import.meta.url));
+const FETCH_SCRIPT = fileURLToPath(new URL("../../scripts/fetch-zk-lines.sh", (import.meta as { url: string }).url));
 const DOCKER_VERSION = "3.8.0"; // the image zk-docker.ts runs
 
 let info: LineInfo | undefined;

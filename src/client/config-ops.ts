@@ -1,0 +1,169 @@
+// multiRead (3.6+), getConfig and reconfig (3.5+), and reading the dynamic configuration text
+// ("server.N=host:quorum:election:role;clientHost:clientPort" lines and "version=<hex>").
+import { ErrorCode, OpCode } from "../protocol/constants.ts";
+import type { MultiOp } from "../protocol/multi.ts";
+import { Ops } from "../protocol/ops.ts";
+import { addChroot } from "../protocol/path.ts";
+import type { Stat } from "../protocol/records.ts";
+import { badArguments } from "./errors.ts";
+import type { Request } from "./request.ts";
+import type { Watcher } from "./types.ts";
+import { checkPath } from "./validate.ts";
+import type { WatchRegistry } from "./watches.ts";
+
+/** A read inside multiRead: built by ReadOp.getData / ReadOp.getChildren. */
+export type ReadOp = { readonly type: "getData"; readonly path: string } | { readonly type: "getChildren"; readonly path: string };
+
+export const ReadOp = Object.freeze({
+  getData: (path: string): ReadOp => ({ type: "getData", path }),
+  getChildren: (path: string): ReadOp => ({ type: "getChildren", path }),
+});
+
+/** One multiRead result: reads fail one by one (no transaction), so a failed read is an error entry. */
+export type ReadResult =
+  | { type: "getData"; data: Uint8Array | null; stat: Stat }
+  | { type: "getChildren"; children: string[] }
+  | { type: "error"; code: number };
+
+export interface ConfigServer {
+  id: number;
+  host: string;
+  quorumPort: number;
+  electionPort: number;
+  /** "participant" or "observer". */
+  role: string;
+  /** Where clients connect ("host:port"), when the line names a client address. */
+  client?: string;
+}
+
+export interface ZooKeeperConfig {
+  /** The configuration text as the server stores it. */
+  text: string;
+  /** The config's version (a zxid), from its "version=" line. */
+  version: bigint | undefined;
+  servers: ConfigServer[];
+  /** The client addresses as a connect string (e.g. for updateServerList); "" when none is named. */
+  connectString: string;
+  stat: Stat;
+}
+
+export interface ReconfigOptions {
+  /** Incremental: servers to add, as "server.N=host:quorum:election[:role];[clientHost:]clientPort". */
+  joining?: string | readonly string[];
+  /** Incremental: ids of servers to remove. */
+  leaving?: string | number | readonly (string | number)[];
+  /** Non-incremental: the whole new membership (same syntax as joining). */
+  newMembers?: string | readonly string[];
+  /** Only apply when the current config has this version (-1n: any). */
+  fromConfig?: bigint;
+}
+
+export interface ConfigContext {
+  chroot: string;
+  watches: WatchRegistry;
+  request<T>(req: Request<T>): Promise<T>;
+}
+
+export const CONFIG_NODE = "/zookeeper/config";
+
+export async function multiRead(ctx: ConfigContext, ops: readonly ReadOp[]): Promise<ReadResult[]> {
+  if (!Array.isArray(ops)) throw badArguments("multiRead takes an array of ReadOp.getData/getChildren", "multiRead");
+  const encoded = ops.map((op): MultiOp => {
+    if (op === null || typeof op !== "object" || (op.type !== "getData" && op.type !== "getChildren")) {
+      throw badArguments("multiRead ops must come from ReadOp.getData/getChildren", "multiRead");
+    }
+    const path = addChroot(ctx.chroot, checkPath("multiRead", op.path));
+    return { type: op.type === "getData" ? OpCode.getData : OpCode.getChildren, request: { path, watch: false } };
+  });
+  if (encoded.length === 0) return [];
+  const res = await ctx.request({
+    opcode: OpCode.multiRead,
+    op: "multiRead",
+    write: (w) => Ops.multiRead.writeRequest(w, { ops: encoded }),
+    decode: Ops.multiRead.readResponse,
+    needs: { features: ["multiRead"], what: "multiRead" },
+  });
+  return res.results.map((r): ReadResult => {
+    switch (r.type) {
+      case OpCode.getData:
+        return { type: "getData", data: r.data, stat: r.stat };
+      case OpCode.getChildren:
+        return { type: "getChildren", children: r.children };
+      case OpCode.error:
+        return { type: "error", code: r.err };
+      default:
+        return { type: "error", code: ErrorCode.MARSHALLINGERROR };
+    }
+  });
+}
+
+/** Reads /zookeeper/config (outside any chroot); `watcher` sees the next change of the config. */
+export async function getConfig(ctx: ConfigContext, watcher: Watcher | undefined): Promise<ZooKeeperConfig> {
+  if (watcher !== undefined && typeof watcher !== "function") throw badArguments("watcher must be a function", "getConfig", CONFIG_NODE);
+  const res = await ctx.request({
+    opcode: OpCode.getData,
+    op: "getConfig",
+    path: CONFIG_NODE,
+    write: (w) => Ops.getData.writeRequest(w, { path: CONFIG_NODE, watch: watcher !== undefined }),
+    decode: Ops.getData.readResponse,
+    onReply: (err) => {
+      if (err === ErrorCode.OK && watcher) ctx.watches.add("data", CONFIG_NODE, watcher);
+    },
+    needs: { features: ["reconfig"], what: "getConfig" },
+  });
+  return parseConfig(res.data, res.stat);
+}
+
+export async function reconfig(ctx: ConfigContext, o: ReconfigOptions): Promise<ZooKeeperConfig> {
+  if (o === null || typeof o !== "object") throw badArguments("reconfig takes { joining, leaving, newMembers, fromConfig }", "reconfig");
+  const list = (name: string, v: unknown): string | null => {
+    if (v === undefined || v === null) return null;
+    const items = Array.isArray(v) ? v : [v];
+    if (!items.every((x) => typeof x === "string" || (typeof x === "number" && Number.isInteger(x)))) throw badArguments(`${name} must be a string or a list of strings`, "reconfig");
+    return items.length === 0 ? null : items.join(",");
+  };
+  const joining = list("joining", o.joining);
+  const leaving = list("leaving", o.leaving);
+  const newMembers = list("newMembers", o.newMembers);
+  if (newMembers !== null && (joining !== null || leaving !== null)) throw badArguments("newMembers cannot be combined with joining/leaving", "reconfig");
+  if (o.fromConfig !== undefined && typeof o.fromConfig !== "bigint") throw badArguments("fromConfig must be a bigint", "reconfig");
+  const res = await ctx.request({
+    opcode: OpCode.reconfig,
+    op: "reconfig",
+    write: (w) => Ops.reconfig.writeRequest(w, { joiningServers: joining, leavingServers: leaving, newMembers, curConfigId: o.fromConfig ?? -1n }),
+    decode: Ops.reconfig.readResponse,
+    needs: { features: ["reconfig"], what: "reconfig" },
+  });
+  return parseConfig(res.data, res.stat);
+}
+
+/** Parses the dynamic configuration text. */
+export function parseConfig(data: Uint8Array | null, stat: Stat): ZooKeeperConfig {
+  const text = data ? new TextDecoder().decode(data) : "";
+  const servers: ConfigServer[] = [];
+  let version: bigint | undefined;
+  for (const line of text.split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq < 0) continue;
+    const key = line.slice(0, eq).trim();
+    const value = line.slice(eq + 1).trim();
+    if (key === "version" && /^[0-9a-fA-F]+$/.test(value)) version = BigInt(`0x${value}`);
+    const id = /^server\.(\d+)$/.exec(key);
+    if (!id) continue;
+    const [quorum, clientPart] = value.split(";");
+    const [host, qp, ep, role] = (quorum ?? "").split(":");
+    const s: ConfigServer = { id: Number(id[1]), host: host ?? "", quorumPort: Number(qp), electionPort: Number(ep), role: role || "participant" };
+    if (clientPart) {
+      const c = clientPart.trim();
+      const i = c.lastIndexOf(":");
+      const clientHost = i < 0 ? "" : c.slice(0, i);
+      const port = i < 0 ? c : c.slice(i + 1);
+      // A wildcard client address means "the server's own host".
+      s.client = `${!clientHost || clientHost === "0.0.0.0" ? s.host : clientHost}:${port}`;
+    }
+    servers.push(s);
+  }
+  const connectString = servers.flatMap((s) => (s.client ? [s.client] : [])).join(",");
+  return { text, version, servers, connectString, stat };
+}
+

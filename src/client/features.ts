@@ -1,0 +1,122 @@
+// What the server on the current connection can take, learnt in-band while the connection is primed
+// (before any queued request goes out), so the client never sends an op that would make a server
+// answer UNIMPLEMENTED and drop the link (every line does that for an opcode it does not know).
+//
+// Probes, in order, each keeping the link on every line (REAL-SERVERS.md):
+//  1. exists("/zookeeper/config"): a plain read, no transaction. 3.5+ servers always hold that node
+//     (the dynamic-config znode); 3.4 answers NONODE.
+//  2. only on 3.5+: removeWatches("/", PersistentRecursive) on a connection that holds no watch yet
+//     (SetWatches goes after the probes): 3.9 answers NOWATCHER, earlier lines MARSHALLINGERROR
+//     (they do not know WatcherType 5).
+// A notification carrying a zxid (not -1) also proves 3.9+ (see Session.notify).
+// 3.5 to 3.8 look the same on the wire to these probes; the client then assumes 3.6+ ops are there
+// (3.5 reached end of life in 2022). An op a 3.5–3.7 server lacks is still answered UNIMPLEMENTED by it.
+import { ErrorCode, OpCode, WatcherType } from "../protocol/constants.ts";
+import { encodeRequest } from "../protocol/frame.ts";
+import type { JuteWriter } from "../protocol/jute.ts";
+import { Ops } from "../protocol/ops.ts";
+import type { Connection } from "./connection.ts";
+
+/** Which server line the connection reached: 3.4, 3.5 to 3.8 (not told apart), or 3.9 and later. */
+export type ServerGeneration = "3.4" | "3.5-3.8" | "3.9+";
+
+/** What the connected server supports (`zk.serverFeatures`); a fresh object after every new connection. */
+export interface ServerFeatures {
+  readonly generation: ServerGeneration;
+  /** CONTAINER creates (3.5+). */
+  readonly containers: boolean;
+  /** TTL creates (3.5+; the server also needs extendedTypesEnabled=true). */
+  readonly ttl: boolean;
+  /** create2: a create answered with the node's Stat (3.5+), used by createWithStat. */
+  readonly createWithStat: boolean;
+  /** removeWatches / removeAllWatches on the server (3.5+). */
+  readonly removeWatches: boolean;
+  /** getConfig and reconfig (3.5+). */
+  readonly reconfig: boolean;
+  /** addWatch: persistent and recursive watches (3.6+). */
+  readonly persistentWatches: boolean;
+  /** multiRead (3.6+). */
+  readonly multiRead: boolean;
+  /** getEphemerals and getAllChildrenNumber (3.6+). */
+  readonly getEphemerals: boolean;
+  /** whoAmI (3.7+; assumed on 3.5-3.8). */
+  readonly whoAmI: boolean;
+  /** Persistent watches are removed with WatcherType Persistent/PersistentRecursive (3.9+), not Data/Any. */
+  readonly persistentRemovalTypes: boolean;
+  /** Notifications carry the zxid of the change (3.9+). */
+  readonly eventZxid: boolean;
+}
+
+export type Feature = Exclude<keyof ServerFeatures, "generation">;
+
+/** The oldest line that has each feature, for error messages. */
+const SINCE: Record<Feature, string> = {
+  containers: "3.5",
+  ttl: "3.5",
+  createWithStat: "3.5",
+  removeWatches: "3.5",
+  reconfig: "3.5",
+  persistentWatches: "3.6",
+  multiRead: "3.6",
+  getEphemerals: "3.6",
+  whoAmI: "3.7",
+  persistentRemovalTypes: "3.9",
+  eventZxid: "3.9",
+};
+
+export function featuresOf(generation: ServerGeneration): ServerFeatures {
+  const v35 = generation !== "3.4";
+  const v39 = generation === "3.9+";
+  return Object.freeze({
+    generation,
+    containers: v35,
+    ttl: v35,
+    createWithStat: v35,
+    removeWatches: v35,
+    reconfig: v35,
+    persistentWatches: v35,
+    multiRead: v35,
+    getEphemerals: v35,
+    whoAmI: v35,
+    persistentRemovalTypes: v39,
+    eventZxid: v39,
+  });
+}
+
+/** What a request needs from the server: features, and how to name them in the error. */
+export interface Needs {
+  features: readonly Feature[];
+  /** e.g. "addWatch", or "multi with a container create". */
+  what: string;
+}
+
+/** The reason `needs` cannot go to a server with `f`, or null when it can. */
+export function unsupported(f: ServerFeatures, needs: Needs | undefined): string | null {
+  if (!needs) return null;
+  const missing = needs.features.filter((k) => !f[k]);
+  if (missing.length === 0) return null;
+  const since = missing.map((k) => SINCE[k]).sort().at(-1)!;
+  return `${needs.what} needs ZooKeeper ${since} or later (the server is ${f.generation})`;
+}
+
+/** A request sent during priming: resolves with the reply's error code (rejects when the link goes). */
+function ask(conn: Connection, xid: number, opcode: number, frame: Uint8Array): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    conn.send(frame, { xid, opcode, onReply: (h) => resolve(h.err), onFail: (_code, reason) => reject(new Error(reason)) });
+  });
+}
+
+/** Runs the probes on a fresh connection (nothing else in flight but auth and none of our watches). */
+export async function probeFeatures(conn: Connection, nextXid: () => number, writer: JuteWriter): Promise<ServerFeatures> {
+  let xid = nextXid();
+  const config = await ask(conn, xid, OpCode.exists, encodeRequest(xid, OpCode.exists, Ops.exists.writeRequest, { path: "/zookeeper/config", watch: false }, writer));
+  if (config === ErrorCode.NONODE) return featuresOf("3.4");
+  xid = nextXid();
+  const removal = await ask(
+    conn,
+    xid,
+    OpCode.removeWatches,
+    encodeRequest(xid, OpCode.removeWatches, Ops.removeWatches.writeRequest, { path: "/", type: WatcherType.PersistentRecursive }, writer),
+  );
+  return featuresOf(removal === ErrorCode.NOWATCHER ? "3.9+" : "3.5-3.8");
+}
