@@ -176,6 +176,15 @@ try {
     record(`example ${args.at(-1).split("/")[1]}`, ex, genericCounts("", ex.code));
   }
 
+  // The package as users get it (issue 11): tarball + attw + publint. Append further package checks here.
+  const packageChecks = [
+    ["package (attw, publint)", "scripts/check-package.mjs"],
+  ];
+  for (const [name, script] of packageChecks) {
+    const r = await run(process.execPath, [script], env);
+    record(name, r, genericCounts("", r.code));
+  }
+
   const pkg = JSON.parse(readFileSync("package.json", "utf8"));
   if (process.env.STRESS === "1" || process.env.CI === "true") {
     if (pkg.scripts?.["test:stress"]) {
