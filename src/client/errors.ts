@@ -2,7 +2,22 @@
 import { ErrorCode, errorCodeName } from "../protocol/constants.ts";
 import type { OpResult } from "./types.ts";
 
+/**
+ * The brand every ZooKeeperError carries, shared through the global symbol registry so that the ESM and
+ * the CommonJS build (or two installed copies) recognise each other's errors.
+ */
+const BRAND = Symbol.for("zookeeper-ts.ZooKeeperError");
+
 export class ZooKeeperError extends Error {
+  /**
+   * `err instanceof ZooKeeperError` is true for a ZooKeeperError of any copy of this package (ESM, CommonJS,
+   * or another version installed next to this one), not only for this module's own class.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== ZooKeeperError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+
   /** ZooKeeper's KeeperException code, e.g. -101. */
   readonly code: number;
   /** The code's name, e.g. "NONODE". */
@@ -25,6 +40,8 @@ export class ZooKeeperError extends Error {
     if (details.results !== undefined) this.results = details.results;
   }
 }
+
+Object.defineProperty(ZooKeeperError.prototype, BRAND, { value: true });
 
 export function badArguments(message: string, op?: string, path?: string): ZooKeeperError {
   return new ZooKeeperError(ErrorCode.BADARGUMENTS, message, { op, path });
