@@ -181,6 +181,7 @@ try {
   const packageChecks = [
     ["package (attw, publint)", "scripts/check-package.mjs"],
     ["jsr (dry run)", "scripts/check-jsr.mjs"],
+    ["readme + types", "scripts/readme-samples.mjs"],
   ];
   for (const [name, script] of packageChecks) {
     const r = await run(process.execPath, [script], env);

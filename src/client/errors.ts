@@ -19,7 +19,7 @@ export class ZooKeeperError extends Error {
   }
 
   /** ZooKeeper's KeeperException code, e.g. -101. */
-  readonly code: number;
+  readonly code: ErrorCode;
   /** The code's name, e.g. "NONODE". */
   readonly codeName: string;
   readonly path?: string;
@@ -28,7 +28,7 @@ export class ZooKeeperError extends Error {
   /** For multi: the per-op results. */
   readonly results?: OpResult[];
 
-  constructor(code: number, message?: string, details: { path?: string; op?: string; results?: OpResult[]; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message?: string, details: { path?: string; op?: string; results?: OpResult[]; cause?: unknown } = {}) {
     const codeName = errorCodeName(code);
     const where = [details.op, details.path].filter(Boolean).join(" ");
     super(`${codeName}${where ? ` (${where})` : ""}${message ? `: ${message}` : ""}`, details.cause === undefined ? undefined : { cause: details.cause });
@@ -51,6 +51,6 @@ export function connectionLoss(message: string, op?: string, path?: string): Zoo
   return new ZooKeeperError(ErrorCode.CONNECTIONLOSS, message, { op, path });
 }
 
-export function isZooKeeperError(e: unknown, code?: number): e is ZooKeeperError {
+export function isZooKeeperError(e: unknown, code?: ErrorCode): e is ZooKeeperError {
   return e instanceof ZooKeeperError && (code === undefined || e.code === code);
 }

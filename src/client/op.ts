@@ -63,14 +63,14 @@ export function decodeResults(results: MultiResult[], chroot: string, ops: reado
       case OpCode.check:
         return { type: "check" };
       case OpCode.error:
-        return { type: "error", code: r.err };
+        return { type: "error", code: r.err as ErrorCode };
       default:
         return { type: "error", code: ErrorCode.MARSHALLINGERROR };
     }
   });
   const failed = out.findIndex((r) => r.type === "error" && r.code !== ErrorCode.OK);
   if (failed >= 0) {
-    const code = (out[failed] as { code: number }).code;
+    const code = (out[failed] as { code: ErrorCode }).code;
     throw new ZooKeeperError(code, `multi op ${failed} (${ops[failed]?.type}) failed`, { op: "multi", path: ops[failed]?.path, results: out });
   }
   return out;

@@ -1,6 +1,7 @@
 // Public types of the client (API.md): session states, events, options, op results.
 import type { ACL, Id, Stat } from "../protocol/records.ts";
 import type { ConnectionOptions } from "node:tls";
+import type { CreateMode, ErrorCode, EventType, KeeperState } from "../protocol/constants.ts";
 
 export type { ACL, Id, Stat };
 
@@ -15,9 +16,9 @@ export type SessionState =
 
 export interface WatchedEvent {
   /** EventType: -1 for session events, 1..7 for node events. */
-  type: number;
+  type: EventType;
   /** KeeperState. */
-  state: number;
+  state: KeeperState;
   /** The node's path with the chroot removed; null for session events. */
   path: string | null;
 }
@@ -67,7 +68,7 @@ export interface ConnectOptions {
 }
 
 export interface CreateOptions {
-  mode?: number;
+  mode?: CreateMode;
   acl?: ACL[];
   /** ms, for the TTL modes. */
   ttl?: number;
@@ -78,6 +79,6 @@ export type OpResult =
   | { type: "delete" }
   | { type: "setData"; stat: Stat }
   | { type: "check" }
-  | { type: "error"; code: number };
+  | { type: "error"; code: ErrorCode };
 
 export type Data = Uint8Array | string | null;

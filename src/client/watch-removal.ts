@@ -23,7 +23,7 @@ export async function removeWatchers(
   type: number,
   watcher: Watcher | undefined,
 ): Promise<void> {
-  const removed: [Watcher, number][] = [];
+  const removed: [Watcher, EventType][] = [];
   let dataTable = false;
   let childTable = false;
   for (const kind of kindsFor(op, path, type)) {

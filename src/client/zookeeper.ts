@@ -1,7 +1,7 @@
 // The public client (API.md "Connecting" and "Operations"): validates arguments, maps client paths
 // to server paths, builds requests for the session and registers watches when replies arrive.
 import { EventEmitter } from "node:events";
-import { AddWatchMode, CreateMode, ErrorCode, EventType, OpCode, WatcherType } from "../protocol/constants.ts";
+import { AddWatchMode, CreateMode, ErrorCode, EventType, type KeeperState, OpCode, WatcherType } from "../protocol/constants.ts";
 import { parseConnectString } from "../protocol/connect-string.ts";
 import { ProtocolError } from "../protocol/errors.ts";
 import { DEFAULT_MAX_BUFFER } from "../protocol/jute.ts";
@@ -69,8 +69,8 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       dialer: options.dialer ?? dialSocket,
       watches: this.watches,
       onState: (state) => this.emitSafely(state),
-      onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type, state: ev.state, path: stripChroot(this.chroot, ev.path) }),
-      onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state, path: null }),
+      onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type as EventType, state: ev.state as KeeperState, path: stripChroot(this.chroot, ev.path) }),
+      onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state: state as KeeperState, path: null }),
       fourLetter: (host, cmd) => fourLetterWord(host, cmd, 2000, options.tls),
     });
   }
@@ -327,7 +327,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return new Transaction((ops) => this.multi(ops));
   }
 
-  async addWatch(path: string, mode: number, watcher: Watcher): Promise<void> {
+  async addWatch(path: string, mode: AddWatchMode, watcher: Watcher): Promise<void> {
     checkPath("addWatch", path);
     const w = checkWatcher("addWatch", path, watcher, true)!;
     if (mode !== AddWatchMode.PERSISTENT && mode !== AddWatchMode.PERSISTENT_RECURSIVE) throw badArguments(`mode must be an AddWatchMode, got ${String(mode)}`, "addWatch", path);
@@ -345,13 +345,13 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /** Removes one watcher. The server's watch goes only when no other local watcher still needs it. */
-  async removeWatches(path: string, watcher: Watcher, type: number): Promise<void> {
+  async removeWatches(path: string, watcher: Watcher, type: WatcherType): Promise<void> {
     checkPath("removeWatches", path);
     checkWatcher("removeWatches", path, watcher, true);
     await this.removeLocal("removeWatches", path, type, watcher);
   }
 
-  async removeAllWatches(path: string, type: number): Promise<void> {
+  async removeAllWatches(path: string, type: WatcherType): Promise<void> {
     checkPath("removeAllWatches", path);
     await this.removeLocal("removeAllWatches", path, type, undefined);
   }

@@ -254,6 +254,7 @@ describe("client operations (real server)", () => {
         await rejectsWith(viaProxy.multi([Op.create(p)]), "BADARGUMENTS");
       }
       await rejectsWith(viaProxy.multi([Op.create(`${root}/ok`), Op.delete("bad")]), "BADARGUMENTS");
+      // @ts-expect-error a mode that is no CreateMode: refused by the compiler, and at run time for JavaScript callers
       await rejectsWith(viaProxy.create(`${root}/x`, null, { mode: 9 }), "BADARGUMENTS");
       await rejectsWith(viaProxy.create(`${root}/x`, null, { mode: CreateMode.PERSISTENT_WITH_TTL }), "BADARGUMENTS");
       await rejectsWith(viaProxy.setData(`${root}/x`, "x", 1.5), "BADARGUMENTS");

@@ -9,7 +9,7 @@ import { AddWatchMode, CreateMode, EventType, KeeperState, WatcherType, ZooKeepe
 import type { WatchedEvent } from "../../src/index.ts";
 import { recorder, rejectsWith, sleep, uniqueRoot, until } from "./client-util.ts";
 
-const ev = (type: number, path: string): WatchedEvent => ({ type, state: KeeperState.SyncConnected, path });
+const ev = (type: EventType, path: string): WatchedEvent => ({ type, state: KeeperState.SyncConnected, path });
 
 describe("client watches (real server)", () => {
   let connect: string;
