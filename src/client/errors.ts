@@ -8,6 +8,10 @@ import type { OpResult } from "./types.ts";
  */
 const BRAND = Symbol.for("zookeeper-ts.ZooKeeperError");
 
+/**
+ * The one error type of the public API: every operation rejects with it. `code` is ZooKeeper's KeeperException
+ * code (`ErrorCode`); test it with `isZooKeeperError(e, ErrorCode.NONODE)` or `e.code === ErrorCode.NONODE`.
+ */
 export class ZooKeeperError extends Error {
   /**
    * `err instanceof ZooKeeperError` is true for a ZooKeeperError of any copy of this package (ESM, CommonJS,
@@ -22,12 +26,14 @@ export class ZooKeeperError extends Error {
   readonly code: ErrorCode;
   /** The code's name, e.g. "NONODE". */
   readonly codeName: string;
+  /** The path the failed operation was given (inside the chroot), when it had one. */
   readonly path?: string;
   /** The operation that failed, e.g. "create". */
   readonly op?: string;
   /** For multi: the per-op results. */
   readonly results?: OpResult[];
 
+  /** Builds the error; the message is `CODENAME (op path): message`. */
   constructor(code: ErrorCode, message?: string, details: { path?: string; op?: string; results?: OpResult[]; cause?: unknown } = {}) {
     const codeName = errorCodeName(code);
     const where = [details.op, details.path].filter(Boolean).join(" ");
@@ -51,6 +57,7 @@ export function connectionLoss(message: string, op?: string, path?: string): Zoo
   return new ZooKeeperError(ErrorCode.CONNECTIONLOSS, message, { op, path });
 }
 
+/** True when `e` is a ZooKeeperError of any copy of this package (ESM or CommonJS), with `code` when given. */
 export function isZooKeeperError(e: unknown, code?: ErrorCode): e is ZooKeeperError {
   return e instanceof ZooKeeperError && (code === undefined || e.code === code);
 }

@@ -8,13 +8,24 @@ import { ZooKeeperError, badArguments } from "./errors.ts";
 import type { CreateOptions, Data, OpResult } from "./types.ts";
 import { checkAcl, checkCreateMode, checkPath, checkVersion, toBytes } from "./validate.ts";
 
+/** One operation of a `multi` (or `Transaction`): build it with `Op.create`, `Op.delete`, `Op.setData` or `Op.check`. */
 export type Op =
   | { readonly type: "create"; readonly path: string; readonly data?: Data; readonly options?: CreateOptions }
   | { readonly type: "delete"; readonly path: string; readonly version?: number }
   | { readonly type: "setData"; readonly path: string; readonly data: Data; readonly version?: number }
   | { readonly type: "check"; readonly path: string; readonly version: number };
 
-export const Op = Object.freeze({
+/** Builders of the ops of `ZooKeeper.multi`; arguments are validated when `multi` runs (it rejects with `BADARGUMENTS`). */
+export const Op: {
+  /** Create a node, as `ZooKeeper.create` (a TTL or container mode is refused inside multi). */
+  readonly create: (path: string, data?: Data, options?: CreateOptions) => Op;
+  /** Delete a node; with a version, only if the node's version matches. */
+  readonly delete: (path: string, version?: number) => Op;
+  /** Set a node's data; with a version, only if the node's version matches. */
+  readonly setData: (path: string, data: Data, version?: number) => Op;
+  /** Fail the whole multi (BADVERSION, or NONODE) unless the node exists with this version. */
+  readonly check: (path: string, version: number) => Op;
+} = Object.freeze({
   create: (path: string, data?: Data, options?: CreateOptions): Op => ({ type: "create", path, data, options }),
   delete: (path: string, version?: number): Op => ({ type: "delete", path, version }),
   setData: (path: string, data: Data, version?: number): Op => ({ type: "setData", path, data, version }),
