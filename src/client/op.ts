@@ -10,10 +10,42 @@ import { checkAcl, checkCreateMode, checkPath, checkVersion, toBytes } from "./v
 
 /** One operation of a `multi` (or `Transaction`): build it with `Op.create`, `Op.delete`, `Op.setData` or `Op.check`. */
 export type Op =
-  | { readonly type: "create"; readonly path: string; readonly data?: Data; readonly options?: CreateOptions }
-  | { readonly type: "delete"; readonly path: string; readonly version?: number }
-  | { readonly type: "setData"; readonly path: string; readonly data: Data; readonly version?: number }
-  | { readonly type: "check"; readonly path: string; readonly version: number };
+  | {
+      /** Which operation. */
+      readonly type: "create";
+      /** The node's path. */
+      readonly path: string;
+      /** The new node's data. */
+      readonly data?: Data;
+      /** Mode and ACL, as for `ZooKeeper.create`. */
+      readonly options?: CreateOptions;
+    }
+  | {
+      /** Which operation. */
+      readonly type: "delete";
+      /** The node's path. */
+      readonly path: string;
+      /** The expected version (any when omitted). */
+      readonly version?: number;
+    }
+  | {
+      /** Which operation. */
+      readonly type: "setData";
+      /** The node's path. */
+      readonly path: string;
+      /** The new data. */
+      readonly data: Data;
+      /** The expected version (any when omitted). */
+      readonly version?: number;
+    }
+  | {
+      /** Which operation. */
+      readonly type: "check";
+      /** The node's path. */
+      readonly path: string;
+      /** The version the node must have. */
+      readonly version: number;
+    };
 
 /** Builders of the ops of `ZooKeeper.multi`; arguments are validated when `multi` runs (it rejects with `BADARGUMENTS`). */
 export const Op: {
