@@ -32,18 +32,18 @@ export function ensurePeerPackages(log: (m: string) => void): { available: Set<s
   const available = new Set<string>();
   const missing = new Map<string, string>();
   for (const p of PEER_PACKAGES) {
-    if (installedVersion(p.name) === p.version) {
-      available.add(p.peer);
-      continue;
-    }
+    if (installedVersion(p.name) === p.version) continue;
     log(`installing bench peer ${p.name}@${p.version} into ${PEER_CACHE}/node_modules (once; cached)`);
     try {
-      execFileSync("npm", ["install", "--prefix", PEER_CACHE, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", `${p.name}@${p.version}`], { stdio: ["ignore", "inherit", "inherit"] });
-      if (installedVersion(p.name) !== p.version) throw new Error("npm install finished but the package is not there");
-      available.add(p.peer);
+      // Saved into the cache's own package.json: a later install then keeps (does not prune) the earlier ones.
+      execFileSync("npm", ["install", "--prefix", PEER_CACHE, "--save-exact", "--no-package-lock", "--no-audit", "--no-fund", `${p.name}@${p.version}`], { stdio: ["ignore", "inherit", "inherit"] });
     } catch (e) {
       missing.set(p.peer, `${p.name}@${p.version} could not be installed (${(e as Error).message.split("\n")[0]})`);
     }
+  }
+  for (const p of PEER_PACKAGES) {
+    if (installedVersion(p.name) === p.version) available.add(p.peer);
+    else if (!missing.has(p.peer)) missing.set(p.peer, `${p.name}@${p.version} is not in ${PEER_CACHE}/node_modules after npm install`);
   }
   return { available, missing };
 }
