@@ -3,8 +3,12 @@
 // session. Prints a timeline with the failover latency and which participants' watches fired.
 //   npm run demo                       (brings up a throwaway ZooKeeper, tickTime 500)
 //   ZK_CONNECT=127.0.0.1:2181 npm run demo
+//   npm run demo -- --compare [--json] [--design NAME]...   the blog-post designs beside LeaderElection (compare.ts)
 import { randomUUID } from "node:crypto";
 import process from "node:process";
+import { parseArgs } from "node:util";
+import { runCompare } from "./compare.ts";
+import { DESIGN_NAMES, type DesignName } from "./designs/index.ts";
 import { killAllParticipants, spawnParticipant, type ParticipantLine, type ParticipantProcess } from "../../test/support/participant-process.ts";
 import { startStandalone, type ZkServer } from "../../test/support/zk-server.ts";
 
@@ -34,7 +38,10 @@ function cleanup(): Promise<void> {
   })();
   return cleaning;
 }
-for (const sig of ["SIGINT", "SIGTERM"] as const) {
+const { values: flags } = parseArgs({
+  options: { compare: { type: "boolean", default: false }, json: { type: "boolean", default: false }, design: { type: "string", multiple: true } },
+});
+for (const sig of flags.compare ? [] : (["SIGINT", "SIGTERM"] as const)) {
   process.on(sig, () => {
     console.log(`\n${sig}: stopping participants and server`);
     void cleanup().then(() => process.exit(130));
@@ -100,8 +107,18 @@ async function main(): Promise<void> {
   console.log(`  tokens: ${elected.map((e) => e.token).join(" < ")} (each leader's token is higher than the last)`);
 }
 
+async function compare(): Promise<void> {
+  const names = (flags.design ?? DESIGN_NAMES) as DesignName[];
+  const unknown = names.filter((n) => !DESIGN_NAMES.includes(n));
+  if (unknown.length) throw new Error(`unknown design ${unknown.join(", ")}; the designs are ${DESIGN_NAMES.join(", ")}`);
+  const result = await runCompare(names);
+  result.seconds = Number(now() - t0) / 1e9;
+  // One line for scripts and the test (test/integration/demo-compare.test.ts), after everything has stopped.
+  if (flags.json) console.log(`COMPARE-JSON ${JSON.stringify(result)}`);
+}
+
 try {
-  await main();
+  await (flags.compare ? compare() : main());
 } catch (e) {
   console.error(`demo failed: ${(e as Error).message}`);
   process.exitCode = 1;
