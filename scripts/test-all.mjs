@@ -31,6 +31,7 @@ const CROSS_RUNTIME = [
   "test/integration/recipes-process.test.ts",
   "test/integration/recipes-interop.test.ts",
   "test/integration/recipes-blackhole.test.ts",
+  "test/package/error-identity.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
