@@ -180,9 +180,9 @@ try {
 
   // The package as users get it (issue 11): tarball + attw + publint. Append further package checks here.
   const packageChecks = [
-    ["package (attw, publint)", "scripts/check-package.mjs"],
-    ["jsr (dry run)", "scripts/check-jsr.mjs"],
-    ["readme + types", "scripts/readme-samples.mjs"],
+    ["package", "scripts/check-package.mjs"],
+    ["jsr dry run", "scripts/check-jsr.mjs"],
+    ["readme+types", "scripts/readme-samples.mjs"],
   ];
   for (const [name, script] of packageChecks) {
     const r = await run(process.execPath, [script], env);
