@@ -183,6 +183,7 @@ try {
     ["package", "scripts/check-package.mjs"],
     ["jsr dry run", "scripts/check-jsr.mjs"],
     ["readme+types", "scripts/readme-samples.mjs"],
+    ["docs (typedoc)", "node_modules/typedoc/bin/typedoc"],
   ];
   for (const [name, script] of packageChecks) {
     const r = await run(process.execPath, [script], env);

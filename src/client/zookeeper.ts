@@ -1,4 +1,4 @@
-// The public client (API.md "Connecting" and "Operations"): validates arguments, maps client paths
+// The public client (README "Using the client"; reference: `npm run docs`): validates arguments, maps client paths
 // to server paths, builds requests for the session and registers watches when replies arrive.
 import { EventEmitter } from "node:events";
 import { AddWatchMode, CreateMode, ErrorCode, EventType, type KeeperState, OpCode, WatcherType } from "../protocol/constants.ts";
@@ -24,7 +24,9 @@ import { type WatchKind, WatchRegistry } from "./watches.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** Events of a ZooKeeper client: `"state"` with each new `SessionState`. */
 export interface ZooKeeperEvents {
+  /** The session moved to a new state. */
   state: [state: SessionState];
 }
 
@@ -33,6 +35,11 @@ export interface InternalOptions extends ConnectOptions {
   dialer?: Dialer;
 }
 
+/**
+ * A ZooKeeper client: one session over one connection at a time, moved between the hosts of the connect string.
+ * Make one with `ZooKeeper.connect`; every operation returns a promise and rejects with a `ZooKeeperError`.
+ * Works with servers 3.4 to 3.9; methods that need a newer server say so (an older one answers UNIMPLEMENTED).
+ */
 export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   private readonly session: Session;
   private readonly watches = new WatchRegistry();
@@ -75,7 +82,13 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
-  /** Connects and resolves once a session is established. */
+  /**
+   * Connects and resolves once a session is established.
+   * @param connectString `"host:port,host:port/chroot"`; paths of every call are then inside the chroot, which must exist.
+   * @throws ZooKeeperError BADARGUMENTS for a malformed connect string or options; CONNECTIONLOSS when no session
+   * is made within `connectTimeout`, or at once for a certificate error or (Deno) a missing net permission;
+   * AUTHFAILED when SASL credentials are refused.
+   */
   static async connect(connectString: string, options: ConnectOptions = {}): Promise<ZooKeeper> {
     if (options === null || typeof options !== "object") throw badArguments("options must be an object", "connect");
     if (options.sessionId !== undefined && typeof options.sessionId !== "bigint") throw badArguments("sessionId must be a bigint", "connect");
@@ -100,15 +113,19 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return zk;
   }
 
+  /** The session's current state. */
   get state(): SessionState {
     return this.session.state;
   }
+  /** The session id (0n before the first session); with `sessionPassword` it resumes the session elsewhere. */
   get sessionId(): bigint {
     return this.session.sessionId;
   }
+  /** The session's password, for resuming it with `ConnectOptions.sessionId`/`sessionPassword`. */
   get sessionPassword(): Uint8Array {
     return this.session.password;
   }
+  /** The session timeout the server granted, ms (it clamps the one asked for). */
   get negotiatedTimeout(): number {
     return this.session.negotiatedTimeout;
   }
@@ -129,10 +146,17 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return this.session.lastZxid;
   }
 
+  /**
+   * Closes the session (the server deletes its ephemeral nodes) and the connection. Pending calls reject with
+   * CONNECTIONLOSS; later calls too. Resolves once the server confirmed or the link is gone; never rejects.
+   */
   async close(): Promise<void> {
     await this.session.close();
   }
 
+  /**
+   * `await using zk = await ZooKeeper.connect(...)` closes the client at the end of the scope (same as `close()`).
+   */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -185,11 +209,22 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
 
   // --- operations ---
 
+  /**
+   * Creates a node and resolves with its path (with the sequence suffix for a sequential mode).
+   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
+   * while it is in flight, SESSIONEXPIRED after expiry;
+   * NODEEXISTS, NONODE (no parent), NOCHILDRENFOREPHEMERALS, NOAUTH, INVALIDACL from the server.
+   * CONTAINER and TTL modes need server 3.5.3+ (TTL also `extendedTypesEnabled=true`).
+   */
   async create(path: string, data?: Data, options: CreateOptions = {}): Promise<string> {
     return (await this.doCreate("create", path, data, options, false)).path;
   }
 
-  createWithStat(path: string, data?: Data, options: CreateOptions = {}): Promise<{ path: string; stat: Stat }> {
+  /**
+   * Creates a node like `create` and also returns its Stat (server 3.5+). Same errors as `create`.
+   * @returns the created path and the new node's Stat.
+   */
+  createWithStat(path: string, data?: Data, options: CreateOptions = {}): Promise<{ /** The created path. */ path: string; /** The new node's Stat. */ stat: Stat }> {
     return this.doCreate("createWithStat", path, data, options, true) as Promise<{ path: string; stat: Stat }>;
   }
 
@@ -211,12 +246,22 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return { path: this.client(created) };
   }
 
+  /**
+   * Deletes a node; with `version`, only if its version matches.
+   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
+   * while it is in flight, SESSIONEXPIRED after expiry;
+   * NONODE, BADVERSION, NOTEMPTY, NOAUTH from the server.
+   */
   async delete(path: string, version?: number): Promise<void> {
     checkPath("delete", path);
     const v = checkVersion("delete", path, version);
     await this.request<void>({ opcode: OpCode.delete, op: "delete", path, write: (w) => Ops.delete.writeRequest(w, { path: this.server(path), version: v }) });
   }
 
+  /**
+   * Resolves with the node's Stat, or null if it does not exist. A `watcher` fires on NodeCreated, NodeDeleted
+   * or NodeDataChanged (a watch is also left on a missing node). Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops while it is in flight, SESSIONEXPIRED after expiry.
+   */
   async exists(path: string, watcher?: Watcher): Promise<Stat | null> {
     checkPath("exists", path);
     const w = checkWatcher("exists", path, watcher);
@@ -236,7 +281,14 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     }
   }
 
-  getData(path: string, watcher?: Watcher): Promise<{ data: Uint8Array | null; stat: Stat }> {
+  /**
+   * Reads a node's data and Stat; a `watcher` fires once on NodeDataChanged or NodeDeleted.
+   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
+   * while it is in flight, SESSIONEXPIRED after expiry;
+   * NONODE, NOAUTH from the server.
+   * @returns the data (null for a node created without data) and the Stat.
+   */
+  getData(path: string, watcher?: Watcher): Promise<{ /** The data; null for a node without. */ data: Uint8Array | null; /** The node's Stat. */ stat: Stat }> {
     return this.guard(() => {
       checkPath("getData", path);
       const w = checkWatcher("getData", path, watcher);
@@ -251,6 +303,12 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
+  /**
+   * Replaces a node's data; with `version`, only if its version matches. Resolves with the new Stat.
+   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
+   * while it is in flight, SESSIONEXPIRED after expiry or
+   * data over `maxBufferSize`; NONODE, BADVERSION, NOAUTH from the server.
+   */
   setData(path: string, data: Data, version?: number): Promise<Stat> {
     return this.guard(() => {
       checkPath("setData", path);
@@ -266,6 +324,12 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
+  /**
+   * Lists a node's children (names, unsorted); a `watcher` fires once on NodeChildrenChanged or NodeDeleted.
+   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
+   * while it is in flight, SESSIONEXPIRED after expiry;
+   * NONODE, NOAUTH from the server.
+   */
   async getChildren(path: string, watcher?: Watcher): Promise<string[]> {
     checkPath("getChildren", path);
     const w = checkWatcher("getChildren", path, watcher);
@@ -279,7 +343,11 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
-  async getChildrenWithStat(path: string, watcher?: Watcher): Promise<{ children: string[]; stat: Stat }> {
+  /**
+   * Like `getChildren`, and also the node's Stat. Same errors.
+   * @returns the child names and the node's Stat.
+   */
+  async getChildrenWithStat(path: string, watcher?: Watcher): Promise<{ /** The child names. */ children: string[]; /** The node's Stat. */ stat: Stat }> {
     checkPath("getChildrenWithStat", path);
     const w = checkWatcher("getChildrenWithStat", path, watcher);
     return this.request({
@@ -292,11 +360,21 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
-  async getACL(path: string): Promise<{ acl: ACL[]; stat: Stat }> {
+  /**
+   * Reads a node's ACL. Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops while it is in flight, SESSIONEXPIRED after expiry; NONODE from the server.
+   * @returns the ACL and the node's Stat.
+   */
+  async getACL(path: string): Promise<{ /** The node's ACL. */ acl: ACL[]; /** The node's Stat. */ stat: Stat }> {
     checkPath("getACL", path);
     return this.request({ opcode: OpCode.getACL, op: "getACL", path, write: (w) => Ops.getACL.writeRequest(w, { path: this.server(path) }), decode: Ops.getACL.readResponse });
   }
 
+  /**
+   * Replaces a node's ACL; with `version`, only if its ACL version (`aversion`) matches. Resolves with the Stat.
+   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
+   * while it is in flight, SESSIONEXPIRED after expiry;
+   * INVALIDACL for a bad list; NONODE, BADVERSION, NOAUTH from the server.
+   */
   async setACL(path: string, acl: ACL[], version?: number): Promise<Stat> {
     checkPath("setACL", path);
     const list = checkAcl("setACL", path, acl);
@@ -310,11 +388,19 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
+  /**
+   * Waits until the server this client talks to has caught up with the leader, so a following read sees every
+   * write committed before the call. Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops while it is in flight, SESSIONEXPIRED after expiry.
+   */
   async sync(path: string): Promise<void> {
     checkPath("sync", path);
     await this.request({ opcode: OpCode.sync, op: "sync", path, write: (w) => Ops.sync.writeRequest(w, { path: this.server(path) }), decode: Ops.sync.readResponse });
   }
 
+  /**
+   * Runs ops atomically: all are applied or none. Resolves with one OpResult per op.
+   * Rejects with the first failing op's code (its `results` hold every op's outcome), or as any other call.
+   */
   async multi(ops: readonly Op[]): Promise<OpResult[]> {
     if (!Array.isArray(ops)) throw badArguments("multi takes an array of ops", "multi");
     const encoded = ops.map((op) => encodeOp(op, this.chroot));
@@ -323,10 +409,15 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return decodeResults(res.results, this.chroot, ops);
   }
 
+  /** A builder over `multi`: chain ops, then `commit()`. */
   transaction(): Transaction {
     return new Transaction((ops) => this.multi(ops));
   }
 
+  /**
+   * Sets a persistent watch (server 3.6+): it stays after firing, for the node or (PERSISTENT_RECURSIVE) its
+   * whole subtree, and is re-registered after reconnects. Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops while it is in flight, SESSIONEXPIRED after expiry; UNIMPLEMENTED on servers before 3.6.
+   */
   async addWatch(path: string, mode: AddWatchMode, watcher: Watcher): Promise<void> {
     checkPath("addWatch", path);
     const w = checkWatcher("addWatch", path, watcher, true)!;
@@ -344,13 +435,20 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
-  /** Removes one watcher. The server's watch goes only when no other local watcher still needs it. */
+  /**
+   * Removes one watcher (server 3.5+). The server's watch goes only when no other local watcher still needs it.
+   * Rejects with NOWATCHER when the watcher is not registered for `type`, or as any other call.
+   */
   async removeWatches(path: string, watcher: Watcher, type: WatcherType): Promise<void> {
     checkPath("removeWatches", path);
     checkWatcher("removeWatches", path, watcher, true);
     await this.removeLocal("removeWatches", path, type, watcher);
   }
 
+  /**
+   * Removes every watcher of `type` on a path (server 3.5+), locally and on the server.
+   * Rejects with NOWATCHER when there is none, or as any other call.
+   */
   async removeAllWatches(path: string, type: WatcherType): Promise<void> {
     checkPath("removeAllWatches", path);
     await this.removeLocal("removeAllWatches", path, type, undefined);
@@ -361,7 +459,10 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return removeWatchers(ctx, op, path, this.server(path), type, watcher);
   }
 
-  /** A persistent watch as an async iterator, removed when the loop ends or `signal` aborts. */
+  /**
+   * A persistent watch as an async iterator (server 3.6+), removed when the loop ends or `signal` aborts.
+   * The iteration throws SESSIONEXPIRED if the session expires; it ends when the client closes.
+   */
   watch(path: string, options: { recursive?: boolean; signal?: AbortSignal } = {}): AsyncIterable<WatchedEvent> {
     checkPath("watch", path);
     const mode = options.recursive ? AddWatchMode.PERSISTENT_RECURSIVE : AddWatchMode.PERSISTENT;
@@ -372,6 +473,10 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
+  /**
+   * The ephemeral nodes of this session under a path prefix (a string prefix, inside the chroot; server 3.6+).
+   * Rejects with BADARGUMENTS for a prefix not starting with "/", or as any other call.
+   */
   async getEphemerals(prefixPath = "/"): Promise<string[]> {
     if (typeof prefixPath !== "string" || !prefixPath.startsWith("/")) throw badArguments("prefixPath must be a string starting with /", "getEphemerals", String(prefixPath));
     // The server matches a plain string prefix; inside a chroot, "/" means the chroot's subtree.
@@ -380,6 +485,9 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return paths.map((p) => this.client(p));
   }
 
+  /**
+   * The number of descendants of a node (server 3.6+). Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops while it is in flight, SESSIONEXPIRED after expiry; NONODE from the server.
+   */
   async getAllChildrenNumber(path: string): Promise<number> {
     checkPath("getAllChildrenNumber", path);
     return this.request({
@@ -391,11 +499,20 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
-  async whoAmI(): Promise<{ scheme: string; id: string }[]> {
+  /**
+   * The identities the server gives this connection, e.g. ip, digest, sasl, x509 (server 3.7+).
+   * Rejects as any call; UNIMPLEMENTED on older servers.
+   * @returns one entry per identity.
+   */
+  async whoAmI(): Promise<{ /** The auth scheme, e.g. "ip". */ scheme: string; /** The identity in it. */ id: string }[]> {
     const infos = await this.request({ opcode: OpCode.whoAmI, op: "whoAmI", decode: Ops.whoAmI.readResponse });
     return infos.map((c) => ({ scheme: c.authScheme, id: c.user }));
   }
 
+  /**
+   * Adds credentials to the connection (resent after every reconnect). Rejects with BADARGUMENTS for an empty
+   * scheme or bad auth, AUTHFAILED when the server refuses them (the session is then finished).
+   */
   async addAuthInfo(scheme: string, auth: Uint8Array | string): Promise<void> {
     if (typeof scheme !== "string" || scheme === "") throw badArguments("scheme must be a non-empty string", "addAuthInfo");
     const bytes = toBytes("addAuthInfo", "/", auth);

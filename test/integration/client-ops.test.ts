@@ -1,4 +1,4 @@
-// Every operation of API.md against a real 3.8.0 server: results, documented errors, create modes,
+// Every operation of the public API (the ZooKeeper class) against a real 3.8.0 server: results, documented errors, create modes,
 // TTL/container reaping, data sizes, unicode paths, chroot, multi, pipelining, and "nothing sent" for
 // invalid arguments (measured with a fault proxy's byte counter).
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
