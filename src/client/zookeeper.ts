@@ -36,9 +36,10 @@ export interface InternalOptions extends ConnectOptions {
 }
 
 /**
- * A ZooKeeper client: one session over one connection at a time, moved between the hosts of the connect string.
- * Make one with `ZooKeeper.connect`; every operation returns a promise and rejects with a `ZooKeeperError`.
- * Works with servers 3.4 to 3.9; methods that need a newer server say so (an older one answers UNIMPLEMENTED).
+ * A ZooKeeper client (servers 3.4 to 3.9): one session, moved between the connect string's hosts. Every
+ * operation rejects with a `ZooKeeperError`: BADARGUMENTS for bad input (nothing sent), CONNECTIONLOSS if the
+ * link drops while it is in flight, SESSIONEXPIRED after expiry; below, the server's own codes per method.
+ * A server older than a method needs answers UNIMPLEMENTED.
  */
 export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   private readonly session: Session;
@@ -83,11 +84,9 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /**
-   * Connects and resolves once a session is established.
-   * @param connectString `"host:port,host:port/chroot"`; paths of every call are then inside the chroot, which must exist.
-   * @throws ZooKeeperError BADARGUMENTS for a malformed connect string or options; CONNECTIONLOSS when no session
-   * is made within `connectTimeout`, or at once for a certificate error or (Deno) a missing net permission;
-   * AUTHFAILED when SASL credentials are refused.
+   * Connects (`"host:port,host:port/chroot"`; the chroot must exist) and resolves once a session is established.
+   * Rejects with BADARGUMENTS, AUTHFAILED (SASL refused), or CONNECTIONLOSS after `connectTimeout` (at once for a
+   * certificate error or, on Deno, a missing net permission).
    */
   static async connect(connectString: string, options: ConnectOptions = {}): Promise<ZooKeeper> {
     if (options === null || typeof options !== "object") throw badArguments("options must be an object", "connect");
@@ -117,15 +116,15 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   get state(): SessionState {
     return this.session.state;
   }
-  /** The session id (0n before the first session); with `sessionPassword` it resumes the session elsewhere. */
+  /** The session id (0n before the first session). */
   get sessionId(): bigint {
     return this.session.sessionId;
   }
-  /** The session's password, for resuming it with `ConnectOptions.sessionId`/`sessionPassword`. */
+  /** The session's password, to resume it with `ConnectOptions.sessionId`/`sessionPassword`. */
   get sessionPassword(): Uint8Array {
     return this.session.password;
   }
-  /** The session timeout the server granted, ms (it clamps the one asked for). */
+  /** The session timeout the server granted, ms. */
   get negotiatedTimeout(): number {
     return this.session.negotiatedTimeout;
   }
@@ -147,16 +146,13 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /**
-   * Closes the session (the server deletes its ephemeral nodes) and the connection. Pending calls reject with
-   * CONNECTIONLOSS; later calls too. Resolves once the server confirmed or the link is gone; never rejects.
+   * Ends the session (its ephemeral nodes go) and the connection; pending and later calls reject. Never rejects.
    */
   async close(): Promise<void> {
     await this.session.close();
   }
 
-  /**
-   * `await using zk = await ZooKeeper.connect(...)` closes the client at the end of the scope (same as `close()`).
-   */
+  /** `await using` support: the same as `close()`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -210,21 +206,15 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   // --- operations ---
 
   /**
-   * Creates a node and resolves with its path (with the sequence suffix for a sequential mode).
-   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
-   * while it is in flight, SESSIONEXPIRED after expiry;
-   * NODEEXISTS, NONODE (no parent), NOCHILDRENFOREPHEMERALS, NOAUTH, INVALIDACL from the server.
-   * CONTAINER and TTL modes need server 3.5.3+ (TTL also `extendedTypesEnabled=true`).
+   * Creates a node; resolves with its path (sequential modes add the suffix). Server codes: NODEEXISTS,
+   * NONODE (no parent), NOCHILDRENFOREPHEMERALS, NOAUTH, INVALIDACL. CONTAINER and TTL modes need 3.5.3+.
    */
   async create(path: string, data?: Data, options: CreateOptions = {}): Promise<string> {
     return (await this.doCreate("create", path, data, options, false)).path;
   }
 
-  /**
-   * Creates a node like `create` and also returns its Stat (server 3.5+). Same errors as `create`.
-   * @returns the created path and the new node's Stat.
-   */
-  createWithStat(path: string, data?: Data, options: CreateOptions = {}): Promise<{ /** The created path. */ path: string; /** The new node's Stat. */ stat: Stat }> {
+  /** Like `create`, and also resolves with the new node's Stat (server 3.5+). */
+  createWithStat(path: string, data?: Data, options: CreateOptions = {}): Promise<{ path: string; stat: Stat }> {
     return this.doCreate("createWithStat", path, data, options, true) as Promise<{ path: string; stat: Stat }>;
   }
 
@@ -246,22 +236,14 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return { path: this.client(created) };
   }
 
-  /**
-   * Deletes a node; with `version`, only if its version matches.
-   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
-   * while it is in flight, SESSIONEXPIRED after expiry;
-   * NONODE, BADVERSION, NOTEMPTY, NOAUTH from the server.
-   */
+  /** Deletes a node (with `version`: only at that version). Server codes: NONODE, BADVERSION, NOTEMPTY, NOAUTH. */
   async delete(path: string, version?: number): Promise<void> {
     checkPath("delete", path);
     const v = checkVersion("delete", path, version);
     await this.request<void>({ opcode: OpCode.delete, op: "delete", path, write: (w) => Ops.delete.writeRequest(w, { path: this.server(path), version: v }) });
   }
 
-  /**
-   * Resolves with the node's Stat, or null if it does not exist. A `watcher` fires on NodeCreated, NodeDeleted
-   * or NodeDataChanged (a watch is also left on a missing node). Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops while it is in flight, SESSIONEXPIRED after expiry.
-   */
+  /** The node's Stat, or null when missing; `watcher` fires once on NodeCreated, NodeDeleted or NodeDataChanged. */
   async exists(path: string, watcher?: Watcher): Promise<Stat | null> {
     checkPath("exists", path);
     const w = checkWatcher("exists", path, watcher);
@@ -282,13 +264,9 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /**
-   * Reads a node's data and Stat; a `watcher` fires once on NodeDataChanged or NodeDeleted.
-   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
-   * while it is in flight, SESSIONEXPIRED after expiry;
-   * NONODE, NOAUTH from the server.
-   * @returns the data (null for a node created without data) and the Stat.
+   * A node's data and Stat; `watcher` fires once on NodeDataChanged or NodeDeleted. Server codes: NONODE, NOAUTH.
    */
-  getData(path: string, watcher?: Watcher): Promise<{ /** The data; null for a node without. */ data: Uint8Array | null; /** The node's Stat. */ stat: Stat }> {
+  getData(path: string, watcher?: Watcher): Promise<{ data: Uint8Array | null; stat: Stat }> {
     return this.guard(() => {
       checkPath("getData", path);
       const w = checkWatcher("getData", path, watcher);
@@ -304,10 +282,8 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /**
-   * Replaces a node's data; with `version`, only if its version matches. Resolves with the new Stat.
-   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
-   * while it is in flight, SESSIONEXPIRED after expiry or
-   * data over `maxBufferSize`; NONODE, BADVERSION, NOAUTH from the server.
+   * Replaces a node's data (with `version`: only at that version); resolves with the new Stat.
+   * Server codes: NONODE, BADVERSION, NOAUTH; data over `maxBufferSize` rejects with BADARGUMENTS.
    */
   setData(path: string, data: Data, version?: number): Promise<Stat> {
     return this.guard(() => {
@@ -325,10 +301,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /**
-   * Lists a node's children (names, unsorted); a `watcher` fires once on NodeChildrenChanged or NodeDeleted.
-   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
-   * while it is in flight, SESSIONEXPIRED after expiry;
-   * NONODE, NOAUTH from the server.
+   * A node's child names (unsorted); `watcher` fires once on NodeChildrenChanged or NodeDeleted. Codes: NONODE, NOAUTH.
    */
   async getChildren(path: string, watcher?: Watcher): Promise<string[]> {
     checkPath("getChildren", path);
@@ -343,11 +316,8 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
-  /**
-   * Like `getChildren`, and also the node's Stat. Same errors.
-   * @returns the child names and the node's Stat.
-   */
-  async getChildrenWithStat(path: string, watcher?: Watcher): Promise<{ /** The child names. */ children: string[]; /** The node's Stat. */ stat: Stat }> {
+  /** Like `getChildren`, and also the node's Stat. */
+  async getChildrenWithStat(path: string, watcher?: Watcher): Promise<{ children: string[]; stat: Stat }> {
     checkPath("getChildrenWithStat", path);
     const w = checkWatcher("getChildrenWithStat", path, watcher);
     return this.request({
@@ -360,20 +330,15 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
-  /**
-   * Reads a node's ACL. Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops while it is in flight, SESSIONEXPIRED after expiry; NONODE from the server.
-   * @returns the ACL and the node's Stat.
-   */
-  async getACL(path: string): Promise<{ /** The node's ACL. */ acl: ACL[]; /** The node's Stat. */ stat: Stat }> {
+  /** A node's ACL and Stat. Server code: NONODE. */
+  async getACL(path: string): Promise<{ acl: ACL[]; stat: Stat }> {
     checkPath("getACL", path);
     return this.request({ opcode: OpCode.getACL, op: "getACL", path, write: (w) => Ops.getACL.writeRequest(w, { path: this.server(path) }), decode: Ops.getACL.readResponse });
   }
 
   /**
-   * Replaces a node's ACL; with `version`, only if its ACL version (`aversion`) matches. Resolves with the Stat.
-   * Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops
-   * while it is in flight, SESSIONEXPIRED after expiry;
-   * INVALIDACL for a bad list; NONODE, BADVERSION, NOAUTH from the server.
+   * Replaces a node's ACL (with `version`: only at that `aversion`); resolves with the Stat.
+   * INVALIDACL for a bad list; server codes NONODE, BADVERSION, NOAUTH.
    */
   async setACL(path: string, acl: ACL[], version?: number): Promise<Stat> {
     checkPath("setACL", path);
@@ -388,18 +353,14 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
-  /**
-   * Waits until the server this client talks to has caught up with the leader, so a following read sees every
-   * write committed before the call. Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops while it is in flight, SESSIONEXPIRED after expiry.
-   */
+  /** Resolves once this client's server has caught up with the leader, so the next read sees earlier writes. */
   async sync(path: string): Promise<void> {
     checkPath("sync", path);
     await this.request({ opcode: OpCode.sync, op: "sync", path, write: (w) => Ops.sync.writeRequest(w, { path: this.server(path) }), decode: Ops.sync.readResponse });
   }
 
   /**
-   * Runs ops atomically: all are applied or none. Resolves with one OpResult per op.
-   * Rejects with the first failing op's code (its `results` hold every op's outcome), or as any other call.
+   * Runs `ops` atomically (all or none); one OpResult per op. Rejects with the failing op's code (`results` on the error).
    */
   async multi(ops: readonly Op[]): Promise<OpResult[]> {
     if (!Array.isArray(ops)) throw badArguments("multi takes an array of ops", "multi");
@@ -415,8 +376,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /**
-   * Sets a persistent watch (server 3.6+): it stays after firing, for the node or (PERSISTENT_RECURSIVE) its
-   * whole subtree, and is re-registered after reconnects. Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops while it is in flight, SESSIONEXPIRED after expiry; UNIMPLEMENTED on servers before 3.6.
+   * Sets a persistent watch (server 3.6+) on the node or, PERSISTENT_RECURSIVE, its subtree; kept across reconnects.
    */
   async addWatch(path: string, mode: AddWatchMode, watcher: Watcher): Promise<void> {
     checkPath("addWatch", path);
@@ -436,8 +396,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /**
-   * Removes one watcher (server 3.5+). The server's watch goes only when no other local watcher still needs it.
-   * Rejects with NOWATCHER when the watcher is not registered for `type`, or as any other call.
+   * Removes one watcher (server 3.5+); the server's watch goes when no other local watcher needs it. NOWATCHER if unknown.
    */
   async removeWatches(path: string, watcher: Watcher, type: WatcherType): Promise<void> {
     checkPath("removeWatches", path);
@@ -445,10 +404,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     await this.removeLocal("removeWatches", path, type, watcher);
   }
 
-  /**
-   * Removes every watcher of `type` on a path (server 3.5+), locally and on the server.
-   * Rejects with NOWATCHER when there is none, or as any other call.
-   */
+  /** Removes every watcher of `type` on a path (server 3.5+), locally and on the server. NOWATCHER if none. */
   async removeAllWatches(path: string, type: WatcherType): Promise<void> {
     checkPath("removeAllWatches", path);
     await this.removeLocal("removeAllWatches", path, type, undefined);
@@ -460,8 +416,8 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /**
-   * A persistent watch as an async iterator (server 3.6+), removed when the loop ends or `signal` aborts.
-   * The iteration throws SESSIONEXPIRED if the session expires; it ends when the client closes.
+   * A persistent watch as an async iterator (server 3.6+), removed when the loop ends or `signal` aborts;
+   * it throws SESSIONEXPIRED on expiry and ends when the client closes.
    */
   watch(path: string, options: { recursive?: boolean; signal?: AbortSignal } = {}): AsyncIterable<WatchedEvent> {
     checkPath("watch", path);
@@ -473,10 +429,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
-  /**
-   * The ephemeral nodes of this session under a path prefix (a string prefix, inside the chroot; server 3.6+).
-   * Rejects with BADARGUMENTS for a prefix not starting with "/", or as any other call.
-   */
+  /** This session's ephemeral nodes whose path starts with `prefixPath` (inside the chroot; server 3.6+). */
   async getEphemerals(prefixPath = "/"): Promise<string[]> {
     if (typeof prefixPath !== "string" || !prefixPath.startsWith("/")) throw badArguments("prefixPath must be a string starting with /", "getEphemerals", String(prefixPath));
     // The server matches a plain string prefix; inside a chroot, "/" means the chroot's subtree.
@@ -485,9 +438,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return paths.map((p) => this.client(p));
   }
 
-  /**
-   * The number of descendants of a node (server 3.6+). Rejects with a ZooKeeperError: BADARGUMENTS for an invalid path (nothing is sent), CONNECTIONLOSS if the link drops while it is in flight, SESSIONEXPIRED after expiry; NONODE from the server.
-   */
+  /** The number of descendants of a node (server 3.6+). Server code: NONODE. */
   async getAllChildrenNumber(path: string): Promise<number> {
     checkPath("getAllChildrenNumber", path);
     return this.request({
@@ -499,20 +450,13 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
-  /**
-   * The identities the server gives this connection, e.g. ip, digest, sasl, x509 (server 3.7+).
-   * Rejects as any call; UNIMPLEMENTED on older servers.
-   * @returns one entry per identity.
-   */
-  async whoAmI(): Promise<{ /** The auth scheme, e.g. "ip". */ scheme: string; /** The identity in it. */ id: string }[]> {
+  /** The identities the server gives this connection: ip, digest, sasl, x509 (server 3.7+). */
+  async whoAmI(): Promise<{ scheme: string; id: string }[]> {
     const infos = await this.request({ opcode: OpCode.whoAmI, op: "whoAmI", decode: Ops.whoAmI.readResponse });
     return infos.map((c) => ({ scheme: c.authScheme, id: c.user }));
   }
 
-  /**
-   * Adds credentials to the connection (resent after every reconnect). Rejects with BADARGUMENTS for an empty
-   * scheme or bad auth, AUTHFAILED when the server refuses them (the session is then finished).
-   */
+  /** Adds credentials, resent after every reconnect. AUTHFAILED when refused (the session is then finished). */
   async addAuthInfo(scheme: string, auth: Uint8Array | string): Promise<void> {
     if (typeof scheme !== "string" || scheme === "") throw badArguments("scheme must be a non-empty string", "addAuthInfo");
     const bytes = toBytes("addAuthInfo", "/", auth);
