@@ -32,6 +32,8 @@ const CROSS_RUNTIME = [
   "test/integration/recipes-interop.test.ts",
   "test/integration/recipes-blackhole.test.ts",
   "test/package/error-identity.test.ts",
+  "test/integration/recipes-lock.test.ts",
+  "test/integration/recipes-tree-cache.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

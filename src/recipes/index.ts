@@ -1,5 +1,10 @@
-// zookeeper-ts/recipes: leader election and group membership, built on the public client only.
+// zookeeper-ts/recipes: leader election, group membership, locks and the tree cache, built on the public client only.
 export { LeaderElection } from "./leader-election.ts";
 export type { LeaderElectionEvents, LeaderElectionOptions, Participant, RevokeReason } from "./leader-election.ts";
 export { GroupMember } from "./group-member.ts";
 export type { GroupMemberEvents, GroupMemberOptions, Member } from "./group-member.ts";
+export { Lock, LockNotReentrantError } from "./lock.ts";
+export type { LockEvents, LockLostReason, LockOptions } from "./lock.ts";
+export type { ElectionProtocol, LockNaming } from "./naming.ts";
+export { TreeCache } from "./tree-cache.ts";
+export type { CachedNode, TreeCacheEvents, TreeCacheOptions } from "./tree-cache.ts";

@@ -1,13 +1,13 @@
 // Leader election (README "Recipes"; reference: `npm run docs`), wire-compatible with Apache Curator's LeaderLatch: protected
 // ephemeral-sequential candidates, order by sequence, each candidate watches only its predecessor,
 // the leader must own the first znode (ephemeralOwner), and leadership ends at the first doubt.
-import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { Op, Transaction, ZooKeeperError, isZooKeeperError } from "../client/index.ts";
 import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
-import { LATCH, protectedPrefix, readParticipants, sortCandidates, type Participant } from "./candidates.ts";
+import { childrenOrNone, readParticipants, type Participant } from "./candidates.ts";
 import { createWithParents } from "./containers.ts";
+import { electionNaming, sortByNaming, type ElectionProtocol, type Naming } from "./naming.ts";
 import { Serial, TERMINAL, Waiters, afterConnectionLoss, deleteNode, findProtected } from "./support.ts";
 
 export type { Participant };
@@ -21,6 +21,8 @@ export interface LeaderElectionOptions {
   id: string;
   /** When a leader steps down on link trouble: at "disconnected" (default, safe) or only at "expired". */
   revokeOn?: "disconnected" | "expired";
+  /** Whose election to join: Curator LeaderLatch (default), Curator LeaderSelector, or kazoo Election. */
+  protocol?: ElectionProtocol;
 }
 
 /** Events of a LeaderElection. */
@@ -50,6 +52,8 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   readonly id: string;
   /** When leadership is given up: at the first disconnect (default) or only at expiry. */
   readonly revokeOn: "disconnected" | "expired";
+  readonly protocol: ElectionProtocol;
+  private readonly naming: Naming;
   private readonly zk: ZooKeeper;
   private readonly serial = new Serial();
   private phase: Phase = "latent";
@@ -81,6 +85,10 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     this.path = path;
     this.id = options.id;
     this.revokeOn = options.revokeOn ?? "disconnected";
+    this.protocol = options.protocol ?? "curator-latch";
+    const naming = electionNaming(this.protocol);
+    if (!naming) throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `protocol must be "curator-latch", "curator-selector" or "kazoo"`, { op: "LeaderElection", path });
+    this.naming = naming;
   }
 
   /**
@@ -136,7 +144,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
 
   /** Every candidate in election order; the first one leads. */
   participants(): Promise<Participant[]> {
-    return readParticipants(this.zk, this.path);
+    return readParticipants(this.zk, this.path, this.naming);
   }
 
   /** The current leader as read from the server, or null when there is no candidate. */
@@ -231,7 +239,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
       if (round > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, "the candidates keep changing; retrying later", { op: "election", path: this.path });
       if (this.ours === null) this.ours = await this.createCandidate();
       const ours = this.ours;
-      const sorted = sortCandidates(await this.children());
+      const sorted = sortByNaming(this.naming, await childrenOrNone(this.zk, this.path));
       const index = sorted.findIndex((c) => `${this.path}/${c.name}` === ours);
       if (this.phase !== "started" || this.ours !== ours) return;
       if (index < 0) {
@@ -271,20 +279,10 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     }
   }
 
-  /** The election path's children; none when the path is gone (a container reaped after its last child). */
-  private async children(): Promise<string[]> {
-    try {
-      return await this.zk.getChildren(this.path);
-    } catch (e) {
-      if (isZooKeeperError(e, ErrorCode.NONODE)) return [];
-      throw e;
-    }
-  }
-
   /** Protected create: a create whose reply was lost is found by its uuid prefix, never made twice. */
   private async createCandidate(): Promise<string> {
-    const prefix = protectedPrefix(randomUUID());
-    const create = (): Promise<string> => this.zk.create(`${this.path}/${prefix}${LATCH}`, this.id, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+    const prefix = this.naming.newPrefix();
+    const create = (): Promise<string> => this.zk.create(`${this.path}/${this.naming.nodeName(prefix)}`, this.id, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
     let uncertain = false;
     for (;;) {
       try {

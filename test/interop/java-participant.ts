@@ -10,34 +10,43 @@ import { LineProcess, type LineEvent } from "../support/line-process.ts";
 
 const SOURCE = fileURLToPath(new URL("./LatchParticipant.java", (import.meta as { url: string }).url));
 const RECIPES_JAR = "/usr/share/java/curator-recipes.jar"; // its manifest brings framework, client, zookeeper
-const RUN_JARS = [RECIPES_JAR, "/usr/share/java/slf4j-nop.jar"];
-const JVM_FLAGS = ["-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]; // small, quick to start
+export const RUN_JARS = [RECIPES_JAR, "/usr/share/java/slf4j-nop.jar"];
+export const JVM_FLAGS = ["-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]; // small, quick to start
 
 /** monoNs is the JVM's System.nanoTime() (CLOCK_MONOTONIC); see localNs(). */
 export type ParticipantEvent = LineEvent;
 
-let compiled: Promise<string> | null = null;
+const compiled = new Map<string, Promise<string>>();
 
 // Compiles once per source content into a cache dir; another process racing us is harmless.
 export function compileParticipant(): Promise<string> {
-  compiled ??= (async () => {
-    const src = await fs.readFile(SOURCE);
+  return compileJava(SOURCE);
+}
+
+/** Compiles a participant's .java source (against the Curator jars); resolves to the classes dir. */
+export function compileJava(source: string): Promise<string> {
+  let job = compiled.get(source);
+  if (job) return job;
+  job = (async () => {
+    const src = await fs.readFile(source);
     const hash = createHash("sha256").update(src).digest("hex").slice(0, 16);
     const dir = path.join(os.tmpdir(), "zookeeper-ts-interop", hash);
-    const fresh = await fs.stat(path.join(dir, "LatchParticipant.class")).then(
-      async (cls) => cls.mtimeMs >= (await fs.stat(SOURCE)).mtimeMs,
+    const main = `${path.basename(source, ".java")}.class`;
+    const fresh = await fs.stat(path.join(dir, main)).then(
+      async (cls) => cls.mtimeMs >= (await fs.stat(source)).mtimeMs,
       () => false,
     );
     if (fresh) return dir;
     await fs.mkdir(path.dirname(dir), { recursive: true });
     const tmp = await fs.mkdtemp(`${dir}-tmp-`);
-    await run("javac", ["-nowarn", "-d", tmp, "-cp", RECIPES_JAR, SOURCE]);
+    await run("javac", ["-nowarn", "-d", tmp, "-cp", RECIPES_JAR, source]);
     await fs.rm(dir, { recursive: true, force: true });
     await fs.rename(tmp, dir).catch(() => fs.rm(tmp, { recursive: true, force: true }));
     return dir;
   })();
-  compiled.catch(() => (compiled = null));
-  return compiled;
+  compiled.set(source, job);
+  job.catch(() => compiled.delete(source));
+  return job;
 }
 
 function run(cmd: string, args: string[]): Promise<void> {

@@ -1,0 +1,77 @@
+// Lock and election contenders of three kinds as OS processes on one line protocol: zookeeper-ts
+// (test/support/lock-participant.ts), Curator (MutexParticipant.java: InterProcessMutex or
+// LeaderSelector) and kazoo (kazoo_participant.py: Lock or Election). Clocks are mapped onto ours.
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { LineProcess, REPO_DIR, runtimeCommand } from "../support/line-process.ts";
+import { JVM_FLAGS, RUN_JARS, compileJava } from "./java-participant.ts";
+
+export type ContenderKind = "ts" | "java" | "python";
+const here = (f: string): string => fileURLToPath(new URL(f, (import.meta as { url: string }).url));
+const JAVA_SOURCE = here("./MutexParticipant.java");
+const PYTHON = here("./kazoo_participant.py");
+const TS = here("../support/lock-participant.ts");
+
+export interface ContenderSpec {
+  kind: ContenderKind;
+  connectString: string;
+  path: string;
+  id: string;
+  sessionMs: number;
+  /** "lock" or "election"; with the naming for ts: the lock's naming or the election protocol. */
+  role: "lock" | "election";
+  /** The zookeeper-ts side: "curator" | "kazoo" for a lock, an ElectionProtocol for an election. */
+  variant: string;
+  holdMs?: number;
+}
+
+const live = new Set<LineProcess>();
+
+export class Contender extends LineProcess {
+  readonly kind: ContenderKind;
+  constructor(kind: ContenderKind, id: string, proc: ReturnType<typeof spawn>) {
+    super(id, proc, live);
+    this.kind = kind;
+  }
+
+  /** A HOLD/FREE line's stamp on our hrtime scale. */
+  at(l: { args: string[] }): bigint {
+    return BigInt(l.args[0]) - this.clockOffsetNs;
+  }
+
+  async serverPort(): Promise<number | null> {
+    const [p] = await this.ask("server?", "SERVER");
+    return p === "-" ? null : Number(p);
+  }
+}
+
+export async function spawnContender(spec: ContenderSpec): Promise<Contender> {
+  const hold = String(spec.holdMs ?? 30);
+  let cmd: string;
+  let args: string[];
+  if (spec.kind === "java") {
+    const dir = await compileJava(JAVA_SOURCE);
+    cmd = "java";
+    args = [...JVM_FLAGS, "-cp", [dir, ...RUN_JARS].join(":"), "MutexParticipant", spec.connectString, spec.path, spec.id, String(spec.sessionMs), spec.role === "lock" ? "mutex" : "selector", hold];
+  } else if (spec.kind === "python") {
+    cmd = "/usr/bin/python3";
+    args = [PYTHON, spec.connectString, spec.path, spec.id, String(spec.sessionMs), spec.role, hold];
+  } else {
+    const [c, base] = runtimeCommand("node", TS);
+    cmd = c;
+    args = [...base, spec.connectString, spec.path, spec.id, String(spec.sessionMs), `${spec.role}:${spec.variant}`, hold];
+  }
+  const p = new Contender(spec.kind, spec.id, spawn(cmd, args, { cwd: REPO_DIR, stdio: ["pipe", "pipe", "pipe"] }));
+  try {
+    await p.waitFor("READY", 60_000);
+    await p.syncClock(5, 30_000);
+  } catch (e) {
+    await p.kill("SIGKILL");
+    throw e;
+  }
+  return p;
+}
+
+export async function killAllContenders(): Promise<void> {
+  await Promise.all([...live].map((p) => (p.alive ? (process.kill(p.pid!, "SIGCONT"), p.kill("SIGKILL")) : null)));
+}

@@ -1,0 +1,31 @@
+// The torture verdicts can fail: overlapping, herd and token histories are caught; clean ones pass.
+import assert from "node:assert/strict";
+import { describe, it } from "../support/bdd.ts";
+import { analyseHolds, type HeldInterval } from "./hold-analysis.ts";
+
+const ms = (n: number): bigint => BigInt(Math.round(n * 1e6));
+const hold = (id: string, from: number, to: number | null, token: number): HeldInterval => ({
+  who: { id, clockErrorNs: ms(0.1) },
+  start: ms(from),
+  end: to === null ? null : ms(to),
+  token: BigInt(token),
+  receivedNs: ms(from + 0.5),
+});
+
+describe("lock torture verdicts", () => {
+  it("passes a clean history", () => {
+    const v = analyseHolds([hold("a", 0, 10, 1), hold("b", 12, 20, 2), hold("a", 21, 30, 3)], [ms(11), ms(20.5)]);
+    assert.deepEqual(v, { overlaps: [], maxWakesPerRelease: 1, tokensIncreasing: true });
+  });
+  it("catches an overlap, a never-closed hold, two wakes in one release and a token going back", () => {
+    const v = analyseHolds([hold("a", 0, 10, 1), hold("b", 5, 20, 3), hold("c", 25, null, 2), hold("d", 40, 50, 4)], [ms(21), ms(22)]);
+    assert.equal(v.overlaps.length, 2); // a/b, and c (never closed) with d
+    assert.match(v.overlaps[0], /^a .* vs b/);
+    assert.equal(v.maxWakesPerRelease, 2);
+    assert.equal(v.tokensIncreasing, false);
+  });
+  it("tolerates the clock-sync error at a handover", () => {
+    assert.deepEqual(analyseHolds([hold("a", 0, 10.5, 1), hold("b", 10, 20, 2)], []).overlaps, []);
+    assert.equal(analyseHolds([hold("a", 0, 12, 1), hold("b", 10, 20, 2)], []).overlaps.length, 1);
+  });
+});
