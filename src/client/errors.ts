@@ -18,9 +18,15 @@ export class ZooKeeperError extends Error {
    * or another version installed next to this one), not only for this module's own class.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
-    if (this !== ZooKeeperError) return Function.prototype[Symbol.hasInstance].call(this, value);
-    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+    if (typeof value !== "object" || value === null || (value as Record<symbol, unknown>)[BRAND] !== true) return false;
+    if (this === ZooKeeperError) return true;
+    // A subclass (e.g. a recipe's LockNotReentrantError): that class of any copy, found by name on the prototype chain.
+    for (let p: unknown = Object.getPrototypeOf(value); p; p = Object.getPrototypeOf(p)) {
+      if ((p as { constructor?: { name?: string } }).constructor?.name === this.name) return true;
+    }
+    return false;
   }
+
 
   /** ZooKeeper's KeeperException code, e.g. -101. */
   readonly code: ErrorCode;

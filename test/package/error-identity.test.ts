@@ -69,6 +69,17 @@ describe("error identity across the ESM build, the CommonJS build and the source
     assert.equal(new Mine(src.ErrorCode.NONODE) instanceof cjs.ZooKeeperError, true);
   });
 
+  it("a recipe's error subclass is recognised across copies, and only as itself", async () => {
+    type Recipes = typeof import("../../src/recipes/index.ts");
+    const esmR = (await import(pathToFileURL(`${root}/dist/esm/recipes/index.js`).href)) as Recipes;
+    const cjsR = createRequire(here)(`${root}/dist/cjs/recipes/index.js`) as Recipes;
+    const err = new cjsR.LockNotReentrantError("/lock");
+    assert.equal(err instanceof esmR.LockNotReentrantError, true);
+    assert.equal(err instanceof esm.ZooKeeperError, true);
+    assert.equal(esm.isZooKeeperError(err, src.ErrorCode.APIERROR), true);
+    assert.equal(new esm.ZooKeeperError(src.ErrorCode.APIERROR) instanceof cjsR.LockNotReentrantError, false);
+  });
+
   describe("against a real server", () => {
     let zk: src.ZooKeeper;
     beforeAll(async () => {
