@@ -52,6 +52,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   readonly id: string;
   /** When leadership is given up: at the first disconnect (default) or only at expiry. */
   readonly revokeOn: "disconnected" | "expired";
+  /** The znode naming this election speaks (`LeaderElectionOptions.protocol`). */
   readonly protocol: ElectionProtocol;
   private readonly naming: Naming;
   private readonly zk: ZooKeeper;
