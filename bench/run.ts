@@ -13,6 +13,7 @@ import { Op, ZooKeeper, type ZooKeeperError } from "../src/index.ts";
 import { startStandalone, type ZkServer } from "../test/support/zk-server.ts";
 import { runChild } from "./lib/child.ts";
 import { allPeers, compileJava, compileRunners, type Peer } from "./lib/peers.ts";
+import { ensurePeerPackages } from "./lib/peer-deps.ts";
 import { medianRows } from "./lib/median.ts";
 import { renderTable, renderTargets, type Row } from "./lib/table.ts";
 import { formatParams, type Params } from "./runners/params.ts";
@@ -63,7 +64,9 @@ try {
   compileRunners();
   const javaClasses = opt["no-java"] ? undefined : compileJava();
   log("runners compiled (tsc → bench/.build, javac → bench/.build/java)");
-  let peers = allPeers(javaClasses);
+  const deps = ensurePeerPackages(log);
+  for (const why of deps.missing.values()) log(`peer left out: ${why}`);
+  let peers = allPeers(javaClasses).filter((p) => !deps.missing.has(p.peer));
   if (opt.peers) peers = peers.filter((p) => opt.peers!.split(",").includes(p.id));
   const workloads = opt.only ? WORKLOADS.filter((w) => opt.only!.split(",").includes(w.key)) : WORKLOADS;
 

@@ -32,6 +32,7 @@ const CROSS_RUNTIME = [
   "test/integration/recipes-process.test.ts",
   "test/integration/recipes-interop.test.ts",
   "test/integration/recipes-blackhole.test.ts",
+  "test/package/error-identity.test.ts",
   "test/integration/recipes-lock.test.ts",
   "test/integration/recipes-tree-cache.test.ts",
   "test/integration/cli-commands.test.ts",
@@ -176,11 +177,24 @@ try {
   const examples = [
     ["node", ["examples/node/main.mjs"]],
     ["npx", ["--no", "bun", "examples/bun/main.ts"]],
-    ["npx", ["--no", "deno", "run", "-A", "examples/deno/main.ts"]],
+    ["npx", ["--no", "deno", "run", "--config", "examples/deno/deno.json", "-A", "examples/deno/main.ts"]],
+    ["npx", ["--no", "deno", "run", "--config", "examples/deno/deno.json", "--no-prompt", "--allow-env", "examples/deno/no-net.ts"]],
   ];
   for (const [cmd, args] of examples) {
     const ex = await run(cmd, args, env);
-    record(`example ${args.at(-1).split("/")[1]}`, ex, genericCounts("", ex.code));
+    record(`example ${args.at(-1).split("/").slice(1).join("/").replace(/\/main\.m?[jt]s$/, "")}`, ex, genericCounts("", ex.code));
+  }
+
+  // The package as users get it (issue 11): tarball + attw + publint. Append further package checks here.
+  const packageChecks = [
+    ["package", "scripts/check-package.mjs"],
+    ["jsr dry run", "scripts/check-jsr.mjs"],
+    ["readme+types", "scripts/readme-samples.mjs"],
+    ["docs (typedoc)", "node_modules/typedoc/bin/typedoc"],
+  ];
+  for (const [name, script] of packageChecks) {
+    const r = await run(process.execPath, [script], env);
+    record(name, r, genericCounts("", r.code));
   }
 
   // The client and recipes files again on the other server generations (scripts/test-lines.mjs), one row

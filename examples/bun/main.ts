@@ -1,11 +1,12 @@
-// zookeeper-ts on Bun, straight from the TypeScript sources: a persistent recursive watch as an
-// async iterator. Usage: ZK_CONNECT=127.0.0.1:2181 npx bun examples/bun/main.ts
-import { Op, ZooKeeper, eventTypeName } from "../../src/index.ts";
+// zookeeper-ts on Bun, imported by its package name as a user would (`bun add zookeeper-ts`; here the
+// repository's own package, built with `npm run build`): a persistent recursive watch as an async iterator.
+// Usage: npm run build && ZK_CONNECT=127.0.0.1:2181 npx bun examples/bun/main.ts
+import { Op, ZooKeeper, eventTypeName } from "zookeeper-ts";
 
 const connect = process.env.ZK_CONNECT ?? "127.0.0.1:2181";
 await using zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
 const bun = (globalThis as { Bun?: { version: string } }).Bun;
-console.log(`bun ${bun?.version}: session 0x${zk.sessionId.toString(16)}`);
+console.log(`bun ${bun?.version}: session 0x${zk.sessionId.toString(16)}, package from ${import.meta.resolve("zookeeper-ts")}`);
 
 const root = `/example-bun-${process.pid}`;
 const stop = new AbortController();

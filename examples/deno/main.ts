@@ -1,7 +1,8 @@
-// zookeeper-ts on Deno, straight from the TypeScript sources: a transaction and the version check.
-// Usage: ZK_CONNECT=127.0.0.1:2181 npx deno run -A examples/deno/main.ts
+// zookeeper-ts on Deno, imported by its JSR name as a user would (`deno add jsr:@zookeeper-ts/zookeeper-ts`);
+// here examples/deno/deno.json maps that name to this repository's sources. A transaction and the version check.
+// Usage: ZK_CONNECT=127.0.0.1:2181 npx deno run --config examples/deno/deno.json -A examples/deno/main.ts
 import process from "node:process";
-import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
+import { ErrorCode, ZooKeeper, ZooKeeperError } from "@zookeeper-ts/zookeeper-ts";
 
 const deno = (globalThis as { Deno?: { version: { deno: string } } }).Deno;
 

@@ -15,7 +15,7 @@ async function descendants(ctx: Context, root: string): Promise<string[]> {
   return kids.flatMap((k, i) => [join(root, k), ...below[i]]);
 }
 
-function createMode(a: Parsed): number {
+function createMode(a: Parsed): CreateMode {
   const e = flag(a, "e");
   const s = flag(a, "s");
   const c = flag(a, "c");

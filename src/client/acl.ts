@@ -6,7 +6,19 @@ import type { ACL, Id } from "../protocol/records.ts";
 const ANYONE_ID_UNSAFE: Id = Object.freeze({ scheme: "world", id: "anyone" });
 const AUTH_IDS: Id = Object.freeze({ scheme: "auth", id: "" });
 
-export const Ids = Object.freeze({
+/** The Java client's well-known ids and ACLs (`ZooDefs.Ids`). */
+export const Ids: {
+  /** world:anyone, every client. */
+  readonly ANYONE_ID_UNSAFE: Id;
+  /** auth: the identities authenticated on the creating connection. */
+  readonly AUTH_IDS: Id;
+  /** Everything for everyone (the default ACL of `create`). */
+  readonly OPEN_ACL_UNSAFE: readonly ACL[];
+  /** Everything for the creator's authenticated identities (fails with INVALIDACL without any). */
+  readonly CREATOR_ALL_ACL: readonly ACL[];
+  /** Read for everyone. */
+  readonly READ_ACL_UNSAFE: readonly ACL[];
+} = Object.freeze({
   ANYONE_ID_UNSAFE,
   AUTH_IDS,
   OPEN_ACL_UNSAFE: Object.freeze([Object.freeze({ perms: Perms.ALL, id: ANYONE_ID_UNSAFE })]) as readonly ACL[],

@@ -9,13 +9,56 @@ import type { Feature, Needs } from "./features.ts";
 import type { CreateOptions, Data, OpResult } from "./types.ts";
 import { checkAcl, checkCreateMode, checkPath, checkVersion, toBytes } from "./validate.ts";
 
+/** One operation of a `multi` (or `Transaction`): build it with `Op.create`, `Op.delete`, `Op.setData` or `Op.check`. */
 export type Op =
-  | { readonly type: "create"; readonly path: string; readonly data?: Data; readonly options?: CreateOptions }
-  | { readonly type: "delete"; readonly path: string; readonly version?: number }
-  | { readonly type: "setData"; readonly path: string; readonly data: Data; readonly version?: number }
-  | { readonly type: "check"; readonly path: string; readonly version: number };
+  | {
+      /** Which operation. */
+      readonly type: "create";
+      /** The node's path. */
+      readonly path: string;
+      /** The new node's data. */
+      readonly data?: Data;
+      /** Mode and ACL, as for `ZooKeeper.create`. */
+      readonly options?: CreateOptions;
+    }
+  | {
+      /** Which operation. */
+      readonly type: "delete";
+      /** The node's path. */
+      readonly path: string;
+      /** The expected version (any when omitted). */
+      readonly version?: number;
+    }
+  | {
+      /** Which operation. */
+      readonly type: "setData";
+      /** The node's path. */
+      readonly path: string;
+      /** The new data. */
+      readonly data: Data;
+      /** The expected version (any when omitted). */
+      readonly version?: number;
+    }
+  | {
+      /** Which operation. */
+      readonly type: "check";
+      /** The node's path. */
+      readonly path: string;
+      /** The version the node must have. */
+      readonly version: number;
+    };
 
-export const Op = Object.freeze({
+/** Builders of the ops of `ZooKeeper.multi`; arguments are validated when `multi` runs (it rejects with `BADARGUMENTS`). */
+export const Op: {
+  /** Create a node, as `ZooKeeper.create` (a TTL or container mode is refused inside multi). */
+  readonly create: (path: string, data?: Data, options?: CreateOptions) => Op;
+  /** Delete a node; with a version, only if the node's version matches. */
+  readonly delete: (path: string, version?: number) => Op;
+  /** Set a node's data; with a version, only if the node's version matches. */
+  readonly setData: (path: string, data: Data, version?: number) => Op;
+  /** Fail the whole multi (BADVERSION, or NONODE) unless the node exists with this version. */
+  readonly check: (path: string, version: number) => Op;
+} = Object.freeze({
   create: (path: string, data?: Data, options?: CreateOptions): Op => ({ type: "create", path, data, options }),
   delete: (path: string, version?: number): Op => ({ type: "delete", path, version }),
   setData: (path: string, data: Data, version?: number): Op => ({ type: "setData", path, data, version }),
@@ -77,14 +120,14 @@ export function decodeResults(results: MultiResult[], chroot: string, ops: reado
       case OpCode.check:
         return { type: "check" };
       case OpCode.error:
-        return { type: "error", code: r.err };
+        return { type: "error", code: r.err as ErrorCode };
       default:
         return { type: "error", code: ErrorCode.MARSHALLINGERROR };
     }
   });
   const failed = out.findIndex((r) => r.type === "error" && r.code !== ErrorCode.OK);
   if (failed >= 0) {
-    const code = (out[failed] as { code: number }).code;
+    const code = (out[failed] as { code: ErrorCode }).code;
     throw new ZooKeeperError(code, `multi op ${failed} (${ops[failed]?.type}) failed`, { op: "multi", path: ops[failed]?.path, results: out });
   }
   return out;

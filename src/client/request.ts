@@ -54,7 +54,7 @@ export function inFlightFor<T>(req: Request<T>, resolve: (v: T) => void, reject:
     onReply: (header, body) => {
       req.onReply?.(header.err);
       if (header.err !== 0) {
-        reject(new ZooKeeperError(header.err, undefined, { op: req.op, path: req.path }));
+        reject(new ZooKeeperError(header.err as ErrorCode, undefined, { op: req.op, path: req.path }));
         return;
       }
       let value: T;
@@ -66,6 +66,6 @@ export function inFlightFor<T>(req: Request<T>, resolve: (v: T) => void, reject:
       }
       resolve(value);
     },
-    onFail: (code, reason) => reject(new ZooKeeperError(code, reason, { op: req.op, path: req.path })),
+    onFail: (code, reason) => reject(new ZooKeeperError(code as ErrorCode, reason, { op: req.op, path: req.path })),
   };
 }

@@ -1,6 +1,6 @@
 // The SASL exchange on a fresh connection (opcode 102, normal xids, before anything else is sent):
 // token out, challenge in, until the mechanism is done.
-import { OpCode, errorCodeName } from "../protocol/constants.ts";
+import { type ErrorCode, OpCode, errorCodeName } from "../protocol/constants.ts";
 import { encodeRequest } from "../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
 import type { ReplyHeader } from "../protocol/records.ts";
@@ -59,7 +59,7 @@ function rawRequest<T>(
       xid,
       opcode: OpCode.sasl,
       onReply: (header, body) => resolve({ header, value: body ? decode(body) : null }),
-      onFail: (code, reason) => reject(new ZooKeeperError(code, reason, { op: "sasl" })),
+      onFail: (code, reason) => reject(new ZooKeeperError(code as ErrorCode, reason, { op: "sasl" })),
     });
   });
 }

@@ -430,7 +430,7 @@ export class Session {
   }
 
   /** Enters a terminal state: fails everything, tells every watcher, stops the loop. */
-  private finish(state: "expired" | "authFailed" | "closed", code: number, reason: string): void {
+  private finish(state: "expired" | "authFailed" | "closed", code: ErrorCode, reason: string): void {
     if (this.terminal) return;
     this.state = state;
     this.disarmClientExpiry();

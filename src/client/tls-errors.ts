@@ -19,6 +19,7 @@ const CERT_CODES = new Set([
   "CERT_REJECTED",
   "CERT_SIGNATURE_FAILURE",
   "ERR_TLS_CERT_ALTNAME_INVALID",
+  "ERR_NET_PERMISSION", // not TLS, but just as permanent: Deno without --allow-net (transport.ts)
 ]);
 
 const ALERTS =

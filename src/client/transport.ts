@@ -26,6 +26,9 @@ export interface DialOptions {
 
 export type Dialer = (target: HostPort, handlers: LinkHandlers, opts: DialOptions) => Promise<Link>;
 
+/** The code of a dial error caused by a missing runtime permission (Deno's net permission). */
+export const NET_PERMISSION = "ERR_NET_PERMISSION";
+
 export const dialSocket: Dialer = (target, handlers, opts) =>
   new Promise<Link>((resolve, reject) => {
     const remote = target.host.includes(":") ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`;
@@ -64,6 +67,10 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
     });
     socket.on("drain", () => handlers.onDrain());
     socket.on("error", (err: Error & { code?: string }) => {
+      // Deno without --allow-net: its NotCapable error names the flag; retrying cannot heal it (see tls-errors.ts).
+      if (!open && (err.name === "NotCapable" || err.name === "PermissionDenied")) {
+        return fail(Object.assign(new Error(`no permission to connect to ${remote}: ${err.message}`, { cause: err }), { code: NET_PERMISSION }));
+      }
       // Name the phase and keep the code: a certificate problem must be visible to the caller, not just "no session".
       if (!open) fail(opts.tls ? Object.assign(new Error(`TLS connection to ${remote} failed${err.code ? ` (${err.code})` : ""}: ${err.message}`, { cause: err }), { code: err.code }) : err);
       else if (!closed) {

@@ -1,10 +1,15 @@
-// Public types of the client (API.md): session states, events, options, op results.
+// Public types of the client (reference: `npm run docs`): session states, events, options, op results.
 import type { ACL, Id, Stat } from "../protocol/records.ts";
 import type { ConnectionOptions } from "node:tls";
 import type { CallOptions } from "./abort.ts";
+import type { CreateMode, ErrorCode, EventType, KeeperState } from "../protocol/constants.ts";
 
 export type { ACL, Id, Stat };
 
+/**
+ * The client's session state, as the `"state"` event reports it: `connecting` until the first session,
+ * `connected`/`connectedReadOnly`, `disconnected` while reconnecting; `expired`, `authFailed` and `closed` are final.
+ */
 export type SessionState =
   | "connecting"
   | "connected"
@@ -14,11 +19,12 @@ export type SessionState =
   | "authFailed"
   | "closed";
 
+/** What a watcher receives: a node event, or a session event (`type` EventType.None, `path` null). */
 export interface WatchedEvent {
   /** EventType: -1 for session events, 1..7 for node events. */
-  type: number;
+  type: EventType;
   /** KeeperState. */
-  state: number;
+  state: KeeperState;
   /** The node's path with the chroot removed; null for session events. */
   path: string | null;
   /**
@@ -28,28 +34,42 @@ export interface WatchedEvent {
   zxid: bigint | undefined;
 }
 
+/** A one-shot or persistent watch callback; exceptions it throws are logged and isolated from other watchers. */
 export type Watcher = (event: WatchedEvent) => void;
 
+/** Where the client logs (`console` fits); silent by default. Secrets are never logged. */
 export interface Logger {
+  /** Protocol-level detail: dials, reconnects, watch re-registration. */
   debug(message: string, ...args: unknown[]): void;
+  /** Session milestones. */
   info(message: string, ...args: unknown[]): void;
+  /** Recoverable trouble. */
   warn(message: string, ...args: unknown[]): void;
+  /** A listener or watcher threw, or something failed for good. */
   error(message: string, ...args: unknown[]): void;
 }
 
+/** Credentials for `addAuthInfo` or `ConnectOptions.auth`, resent after every reconnect. */
 export interface AuthInfo {
+  /** The auth scheme, e.g. "digest". */
   scheme: string;
+  /** The scheme's credential, e.g. "user:password" for digest (a string is sent as UTF-8). */
   auth: Uint8Array | string;
 }
 
+/** SASL authentication, run right after every connect (servers 3.4+ with a SASL `authProvider`). */
 export interface SaslOptions {
+  /** The only mechanism supported (GSSAPI/Kerberos is not). */
   mechanism: "DIGEST-MD5";
+  /** The user, as in the server's JAAS `user_<name>` entry. */
   username: string;
+  /** The password; kept in memory for reconnects, never logged. */
   password: string;
   /** Server name in the digest-uri; ZooKeeper's default is "zk-sasl-md5". */
   serverName?: string;
 }
 
+/** Options of `ZooKeeper.connect`; every one is optional. */
 export interface ConnectOptions {
   /** Session timeout asked for, ms (default 30000); the server clamps it. */
   sessionTimeout?: number;
@@ -61,12 +81,15 @@ export interface ConnectOptions {
   auth?: AuthInfo[];
   /** true, or node:tls connect options, for a secure client port. */
   tls?: boolean | ConnectionOptions;
+  /** SASL DIGEST-MD5 credentials; `connect()` rejects with AUTHFAILED when the server refuses them. */
   sasl?: SaslOptions;
   /** Resume an existing session. */
   sessionId?: bigint;
+  /** The password of the session to resume (`zk.sessionPassword` of the old client). */
   sessionPassword?: Uint8Array;
   /** Largest frame accepted from the server and sent to it (jute.maxbuffer), bytes. */
   maxBufferSize?: number;
+  /** Where the client logs; silent by default. */
   logger?: Logger;
   /** Declare the session expired after 4/3 of the negotiated timeout without a server (as the Java client 3.9.3+ does). Default true. */
   clientSideExpiry?: boolean;
@@ -74,8 +97,11 @@ export interface ConnectOptions {
 
 export type { CallOptions };
 
+/** Options of `create`, `createWithStat` and `Op.create`; `signal` as every call (CallOptions). */
 export interface CreateOptions extends CallOptions {
-  mode?: number;
+  /** The node's `CreateMode` (default PERSISTENT); TTL modes need `ttl`, CONTAINER and TTL need server 3.5.3+. */
+  mode?: CreateMode;
+  /** The node's ACL (default `Ids.OPEN_ACL_UNSAFE`); an empty or malformed list rejects with INVALIDACL. */
   acl?: ACL[];
   /** ms, for the TTL modes. */
   ttl?: number;
@@ -83,11 +109,36 @@ export interface CreateOptions extends CallOptions {
   createParents?: boolean;
 }
 
+/** The outcome of one op of a `multi`, in the order of the ops. */
 export type OpResult =
-  | { type: "create"; path: string; stat?: Stat }
-  | { type: "delete" }
-  | { type: "setData"; stat: Stat }
-  | { type: "check" }
-  | { type: "error"; code: number };
+  | {
+      /** A create succeeded. */
+      type: "create";
+      /** The created path. */
+      path: string;
+      /** The new node's Stat (servers 3.9+ answer it for a create inside multi; 3.8 does not). */
+      stat?: Stat;
+    }
+  | {
+      /** A delete succeeded. */
+      type: "delete";
+    }
+  | {
+      /** A setData succeeded. */
+      type: "setData";
+      /** The node's new Stat. */
+      stat: Stat;
+    }
+  | {
+      /** A check succeeded. */
+      type: "check";
+    }
+  | {
+      /** This op failed (or was rolled back because another failed). */
+      type: "error";
+      /** Its code: the failing op's own, OK or RUNTIMEINCONSISTENCY for the others. */
+      code: ErrorCode;
+    };
 
+/** Node data as callers give it: bytes, a string (sent as UTF-8), or null for none. */
 export type Data = Uint8Array | string | null;

@@ -29,7 +29,7 @@ export async function removeWatchers(
   // Refused before anything changes locally: 3.4 has no removeWatches (it would drop the link).
   const why = unsupported(ctx.features(), NEEDS);
   if (why !== null) throw new ZooKeeperError(ErrorCode.UNIMPLEMENTED, why.replace("removeWatches", op), { op, path });
-  const removed: [Watcher, number][] = [];
+  const removed: [Watcher, EventType][] = [];
   const gone = new Set<WatchKind>();
   for (const kind of kinds) {
     for (const w of ctx.watches.remove(kind, serverPath, watcher)) {

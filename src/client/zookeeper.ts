@@ -1,7 +1,7 @@
-// The public client (API.md "Connecting" and "Operations"): validates arguments, maps client paths
+// The public client (README "Using the client"; reference: `npm run docs`): validates arguments, maps client paths
 // to server paths, builds requests for the session and registers watches when replies arrive.
 import { EventEmitter } from "node:events";
-import { AddWatchMode, CreateMode, ErrorCode, EventType, OpCode, WatcherType } from "../protocol/constants.ts";
+import { AddWatchMode, CreateMode, ErrorCode, EventType, type KeeperState, OpCode, WatcherType } from "../protocol/constants.ts";
 import { parseConnectString } from "../protocol/connect-string.ts";
 import { ProtocolError } from "../protocol/errors.ts";
 import { DEFAULT_MAX_BUFFER } from "../protocol/jute.ts";
@@ -29,7 +29,9 @@ import { type WatchKind, WatchRegistry } from "./watches.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** Events of a ZooKeeper client: `"state"` with each new `SessionState`. */
 export interface ZooKeeperEvents {
+  /** The session moved to a new state. */
   state: [state: SessionState];
 }
 
@@ -40,6 +42,12 @@ export interface InternalOptions extends ConnectOptions {
   clock?: Clock;
 }
 
+/**
+ * A ZooKeeper client (servers 3.4 to 3.9): one session, moved between the connect string's hosts. Every
+ * operation rejects with a `ZooKeeperError`: BADARGUMENTS for bad input (nothing sent), CONNECTIONLOSS if the
+ * link drops while it is in flight, SESSIONEXPIRED after expiry; below, the server's own codes per method.
+ * A server older than a method needs answers UNIMPLEMENTED.
+ */
 export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   private readonly session: Session;
   private readonly watches = new WatchRegistry();
@@ -79,13 +87,17 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       clock: options.clock,
       watches: this.watches,
       onState: (state) => this.emitSafely(state),
-      onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type, state: ev.state, path: stripChroot(this.chroot, ev.path), zxid: ev.zxid === -1n ? undefined : ev.zxid }),
-      onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state, path: null, zxid: undefined }),
+      onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type as EventType, state: ev.state as KeeperState, path: stripChroot(this.chroot, ev.path), zxid: ev.zxid === -1n ? undefined : ev.zxid }),
+      onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state: state as KeeperState, path: null, zxid: undefined }),
       fourLetter: (host, cmd) => fourLetterWord(host, cmd, 2000, options.tls),
     });
   }
 
-  /** Connects and resolves once a session is established. */
+  /**
+   * Connects (`"host:port,host:port/chroot"`; the chroot must exist) and resolves once a session is established.
+   * Rejects with BADARGUMENTS, AUTHFAILED (SASL refused), or CONNECTIONLOSS after `connectTimeout` (at once for a
+   * certificate error or, on Deno, a missing net permission).
+   */
   static async connect(connectString: string, options: ConnectOptions = {}): Promise<ZooKeeper> {
     if (options === null || typeof options !== "object") throw badArguments("options must be an object", "connect");
     if (options.sessionId !== undefined && typeof options.sessionId !== "bigint") throw badArguments("sessionId must be a bigint", "connect");
@@ -110,15 +122,19 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return zk;
   }
 
+  /** The session's current state. */
   get state(): SessionState {
     return this.session.state;
   }
+  /** The session id (0n before the first session). */
   get sessionId(): bigint {
     return this.session.sessionId;
   }
+  /** The session's password, to resume it with `ConnectOptions.sessionId`/`sessionPassword`. */
   get sessionPassword(): Uint8Array {
     return this.session.password;
   }
+  /** The session timeout the server granted, ms. */
   get negotiatedTimeout(): number {
     return this.session.negotiatedTimeout;
   }
@@ -143,10 +159,14 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return this.session.lastZxid;
   }
 
+  /**
+   * Ends the session (its ephemeral nodes go) and the connection; pending and later calls reject. Never rejects.
+   */
   async close(): Promise<void> {
     await this.session.close();
   }
 
+  /** `await using` support: the same as `close()`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
@@ -200,10 +220,15 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
 
   // --- operations ---
 
+  /**
+   * Creates a node; resolves with its path (sequential modes add the suffix). Server codes: NODEEXISTS,
+   * NONODE (no parent), NOCHILDRENFOREPHEMERALS, NOAUTH, INVALIDACL. CONTAINER and TTL modes need 3.5.3+.
+   */
   async create(path: string, data?: Data, options: CreateOptions = {}): Promise<string> {
     return (await this.doCreate("create", path, data, options, false)).path;
   }
 
+  /** Like `create`, and also resolves with the new node's Stat (server 3.5+). */
   createWithStat(path: string, data?: Data, options: CreateOptions = {}): Promise<{ path: string; stat: Stat }> {
     return this.doCreate("createWithStat", path, data, options, true) as Promise<{ path: string; stat: Stat }>;
   }
@@ -230,18 +255,23 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return { path: this.client(created) };
   }
 
+  /** Deletes a node (with `version`: only at that version). Server codes: NONODE, BADVERSION, NOTEMPTY, NOAUTH. */
   async delete(path: string, version?: number, options?: CallOptions): Promise<void> {
     checkPath("delete", path);
     const v = checkVersion("delete", path, version);
     await this.request<void>({ opcode: OpCode.delete, op: "delete", path, write: (w) => Ops.delete.writeRequest(w, { path: this.server(path), version: v }) }, signalOf("delete", path, options));
   }
 
-  /** Deletes `path` and its whole subtree, bottom-up in multi batches within maxBufferSize (helpers.ts). */
+  /**
+   * Deletes `path` and its whole subtree, bottom-up in `multi` batches that stay within `maxBufferSize`; nodes
+   * that appear or vanish meanwhile are handled. NONODE only when `path` never existed; `/` is BADARGUMENTS.
+   */
   async deleteRecursive(path: string, options?: CallOptions): Promise<void> {
     checkPath("deleteRecursive", path);
     await deleteTree(this, path, this.maxBufferSize, signalOf("deleteRecursive", path, options));
   }
 
+  /** The node's Stat, or null when missing; `watcher` fires once on NodeCreated, NodeDeleted or NodeDataChanged. */
   async exists(path: string, watcher?: Watcher, options?: CallOptions): Promise<Stat | null> {
     checkPath("exists", path);
     const w = checkWatcher("exists", path, watcher);
@@ -261,6 +291,9 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     }
   }
 
+  /**
+   * A node's data and Stat; `watcher` fires once on NodeDataChanged or NodeDeleted. Server codes: NONODE, NOAUTH.
+   */
   getData(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ data: Uint8Array | null; stat: Stat }> {
     return this.guard(() => {
       checkPath("getData", path);
@@ -276,6 +309,10 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
+  /**
+   * Replaces a node's data (with `version`: only at that version); resolves with the new Stat.
+   * Server codes: NONODE, BADVERSION, NOAUTH; data over `maxBufferSize` rejects with BADARGUMENTS.
+   */
   setData(path: string, data: Data, version?: number, options?: CallOptions): Promise<Stat> {
     return this.guard(() => {
       checkPath("setData", path);
@@ -291,6 +328,9 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
+  /**
+   * A node's child names (unsorted); `watcher` fires once on NodeChildrenChanged or NodeDeleted. Codes: NONODE, NOAUTH.
+   */
   async getChildren(path: string, watcher?: Watcher, options?: CallOptions): Promise<string[]> {
     checkPath("getChildren", path);
     const w = checkWatcher("getChildren", path, watcher);
@@ -304,6 +344,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     }, signalOf("getChildren", path, options));
   }
 
+  /** Like `getChildren`, and also the node's Stat. */
   async getChildrenWithStat(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ children: string[]; stat: Stat }> {
     checkPath("getChildrenWithStat", path);
     const w = checkWatcher("getChildrenWithStat", path, watcher);
@@ -317,11 +358,16 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     }, signalOf("getChildrenWithStat", path, options));
   }
 
+  /** A node's ACL and Stat. Server code: NONODE. */
   async getACL(path: string, options?: CallOptions): Promise<{ acl: ACL[]; stat: Stat }> {
     checkPath("getACL", path);
     return this.request({ opcode: OpCode.getACL, op: "getACL", path, write: (w) => Ops.getACL.writeRequest(w, { path: this.server(path) }), decode: Ops.getACL.readResponse }, signalOf("getACL", path, options));
   }
 
+  /**
+   * Replaces a node's ACL (with `version`: only at that `aversion`); resolves with the Stat.
+   * INVALIDACL for a bad list; server codes NONODE, BADVERSION, NOAUTH.
+   */
   async setACL(path: string, acl: ACL[], version?: number, options?: CallOptions): Promise<Stat> {
     checkPath("setACL", path);
     const list = checkAcl("setACL", path, acl);
@@ -335,11 +381,15 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     }, signalOf("setACL", path, options));
   }
 
+  /** Resolves once this client's server has caught up with the leader, so the next read sees earlier writes. */
   async sync(path: string, options?: CallOptions): Promise<void> {
     checkPath("sync", path);
     await this.request({ opcode: OpCode.sync, op: "sync", path, write: (w) => Ops.sync.writeRequest(w, { path: this.server(path) }), decode: Ops.sync.readResponse }, signalOf("sync", path, options));
   }
 
+  /**
+   * Runs `ops` atomically (all or none); one OpResult per op. Rejects with the failing op's code (`results` on the error).
+   */
   async multi(ops: readonly Op[], options?: CallOptions): Promise<OpResult[]> {
     if (!Array.isArray(ops)) throw badArguments("multi takes an array of ops", "multi");
     const encoded = ops.map((op) => encodeOp(op, this.chroot));
@@ -349,11 +399,15 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return decodeResults(res.results, this.chroot, ops);
   }
 
+  /** A builder over `multi`: chain ops, then `commit()`. */
   transaction(): Transaction {
     return new Transaction((ops) => this.multi(ops));
   }
 
-  async addWatch(path: string, mode: number, watcher: Watcher, options?: CallOptions): Promise<void> {
+  /**
+   * Sets a persistent watch (server 3.6+) on the node or, PERSISTENT_RECURSIVE, its subtree; kept across reconnects.
+   */
+  async addWatch(path: string, mode: AddWatchMode, watcher: Watcher, options?: CallOptions): Promise<void> {
     checkPath("addWatch", path);
     const w = checkWatcher("addWatch", path, watcher, true)!;
     if (mode !== AddWatchMode.PERSISTENT && mode !== AddWatchMode.PERSISTENT_RECURSIVE) throw badArguments(`mode must be an AddWatchMode, got ${String(mode)}`, "addWatch", path);
@@ -372,14 +426,17 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     }, signal, (err) => err === ErrorCode.OK && dropUnwatched(this.watches, (r) => this.request(r), path, serverPath));
   }
 
-  /** Removes one watcher. The server's watch goes only when no other local watcher still needs it. */
-  async removeWatches(path: string, watcher: Watcher, type: number, options?: CallOptions): Promise<void> {
+  /**
+   * Removes one watcher (server 3.5+); the server's watch goes when no other local watcher needs it. NOWATCHER if unknown.
+   */
+  async removeWatches(path: string, watcher: Watcher, type: WatcherType, options?: CallOptions): Promise<void> {
     checkPath("removeWatches", path);
     checkWatcher("removeWatches", path, watcher, true);
     await this.removeLocal("removeWatches", path, type, watcher, signalOf("removeWatches", path, options));
   }
 
-  async removeAllWatches(path: string, type: number, options?: CallOptions): Promise<void> {
+  /** Removes every watcher of `type` on a path (server 3.5+), locally and on the server. NOWATCHER if none. */
+  async removeAllWatches(path: string, type: WatcherType, options?: CallOptions): Promise<void> {
     checkPath("removeAllWatches", path);
     await this.removeLocal("removeAllWatches", path, type, undefined, signalOf("removeAllWatches", path, options));
   }
@@ -389,7 +446,10 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return removeWatchers(ctx, op, path, this.server(path), type, watcher);
   }
 
-  /** A persistent watch as an async iterator, removed when the loop ends or `signal` aborts. */
+  /**
+   * A persistent watch as an async iterator (server 3.6+), removed when the loop ends or `signal` aborts;
+   * it throws SESSIONEXPIRED on expiry and ends when the client closes.
+   */
   watch(path: string, options: { recursive?: boolean; signal?: AbortSignal } = {}): AsyncIterable<WatchedEvent> {
     checkPath("watch", path);
     const mode = options.recursive ? AddWatchMode.PERSISTENT_RECURSIVE : AddWatchMode.PERSISTENT;
@@ -400,6 +460,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     });
   }
 
+  /** This session's ephemeral nodes whose path starts with `prefixPath` (inside the chroot; server 3.6+). */
   async getEphemerals(prefixPath = "/", options?: CallOptions): Promise<string[]> {
     if (typeof prefixPath !== "string" || !prefixPath.startsWith("/")) throw badArguments("prefixPath must be a string starting with /", "getEphemerals", String(prefixPath));
     // The server matches a plain string prefix; inside a chroot, "/" means the chroot's subtree.
@@ -408,6 +469,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return paths.map((p) => this.client(p));
   }
 
+  /** The number of descendants of a node (server 3.6+). Server code: NONODE. */
   async getAllChildrenNumber(path: string, options?: CallOptions): Promise<number> {
     checkPath("getAllChildrenNumber", path);
     return this.request({
@@ -420,6 +482,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     }, signalOf("getAllChildrenNumber", path, options));
   }
 
+  /** The identities the server gives this connection: ip, digest, sasl, x509 (server 3.7+). */
   async whoAmI(options?: CallOptions): Promise<{ scheme: string; id: string }[]> {
     const infos = await this.request({ opcode: OpCode.whoAmI, op: "whoAmI", needs: need(["whoAmI"], "whoAmI"), decode: Ops.whoAmI.readResponse }, signalOf("whoAmI", undefined, options));
     return infos.map((c) => ({ scheme: c.authScheme, id: c.user }));
@@ -455,7 +518,10 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     return { chroot: this.chroot, watches: this.watches, request: (r) => this.request(r, signal) };
   }
 
-  /** With `signal`: an abort stops the wait only; the credentials stay stored for later reconnects. */
+  /**
+   * Adds credentials, resent after every reconnect. AUTHFAILED when refused (the session is then finished).
+   * With `signal`: an abort stops the wait only; the credentials stay stored for later reconnects.
+   */
   async addAuthInfo(scheme: string, auth: Uint8Array | string, options?: CallOptions): Promise<void> {
     if (typeof scheme !== "string" || scheme === "") throw badArguments("scheme must be a non-empty string", "addAuthInfo");
     const bytes = toBytes("addAuthInfo", "/", auth);

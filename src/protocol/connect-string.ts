@@ -1,4 +1,4 @@
-// Connect strings: "host:port,host:port/chroot", IPv6 as "[::1]:2181", default port 2181 (FACTS.md §16).
+// Connect strings: "host:port,host:port/chroot", IPv6 as "[::1]:2181", default port 2181 (the Java client's ConnectStringParser rules).
 import { ProtocolError, ProtocolErrorKind } from "./errors.ts";
 import { pathProblem } from "./path.ts";
 

@@ -1,5 +1,5 @@
 // multi (14) and multiRead (22): a sequence of MultiHeader + record pairs closed by a terminator
-// header {type -1, done true, err -1} in both directions (FACTS.md §8).
+// header {type -1, done true, err -1} in both directions (as MultiOperationRecord and MultiResponse do).
 import { OpCode } from "./constants.ts";
 import { ProtocolError, ProtocolErrorKind } from "./errors.ts";
 import type { JuteReader, JuteWriter } from "./jute.ts";

@@ -1,5 +1,5 @@
 // Request and response records of every operation, and the op table that ties an opcode to its
-// request encoder and reply decoder (FACTS.md §6-§7).
+// request encoder and reply decoder (zookeeper.jute).
 import { OpCode } from "./constants.ts";
 import type { JuteReader, JuteWriter } from "./jute.ts";
 import {

@@ -1,4 +1,4 @@
-// ZooKeeper's path rules (PathUtils) and chroot mapping (FACTS.md §16).
+// ZooKeeper's path rules (PathUtils) and chroot mapping, as the Java client does them.
 
 function badChar(c: number): boolean {
   return (

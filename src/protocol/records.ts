@@ -3,27 +3,45 @@
 // except Stat times, which are epoch milliseconds and always fit a double.
 import type { JuteReader, JuteWriter } from "./jute.ts";
 
+/** An identity an ACL entry names: a scheme and an id in that scheme's format. */
 export interface Id {
+  /** "world", "auth", "digest", "ip", "x509", "sasl", ... */
   scheme: string;
+  /** e.g. "anyone" (world), "user:base64hash" (digest, see `digestId`), "10.0.0.0/8" (ip). */
   id: string;
 }
 
+/** One ACL entry: the permissions an identity has on a node. */
 export interface ACL {
+  /** A bit mask of `Perms` values, e.g. `Perms.READ | Perms.WRITE`. */
   perms: number;
+  /** Who the entry is for. */
   id: Id;
 }
 
+/** A node's metadata, as the server returns it. */
 export interface Stat {
+  /** The zxid of the transaction that created the node. */
   czxid: bigint;
+  /** The zxid of the transaction that last changed the node's data. */
   mzxid: bigint;
+  /** Creation time, epoch milliseconds. */
   ctime: number;
+  /** Last data change time, epoch milliseconds. */
   mtime: number;
+  /** The number of changes to the node's data (what `setData`'s version checks). */
   version: number;
+  /** The number of changes to the node's children. */
   cversion: number;
+  /** The number of changes to the node's ACL. */
   aversion: number;
+  /** The session id of an ephemeral node's owner; 0n for other nodes. */
   ephemeralOwner: bigint;
+  /** The length of the node's data, bytes. */
   dataLength: number;
+  /** The number of children. */
   numChildren: number;
+  /** The zxid of the last change to the node's children. */
   pzxid: bigint;
 }
 

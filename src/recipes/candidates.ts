@@ -7,11 +7,15 @@ import { NAMINGS, sortByNaming, type Naming } from "./naming.ts";
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true }); // ids keep a leading U+FEFF
 
+/** A candidate of an election as read from the server. */
 export interface Participant {
+  /** The participant id stored in its znode. */
   id: string;
   /** The candidate znode's full path. */
   path: string;
+  /** Its sequence number: the lowest leads. */
   sequence: number;
+  /** True for the first candidate (the leader). */
   isLeader: boolean;
 }
 

@@ -1,4 +1,4 @@
-// Group membership (API.md "Recipes"): each member is the ephemeral znode `path/<id>` holding its data.
+// Group membership (README "GroupMember"; reference: `npm run docs`): each member is the ephemeral znode `path/<id>` holding its data.
 // A persistent watch on the group path (re-registered by the client after a reconnect) turns every
 // join and leave into one "change" event with the whole list, sorted by id. Where the server has no
 // persistent watches (3.4), a one-shot children watch, re-armed by every read of the group, does it.
@@ -9,11 +9,15 @@ import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../
 import { createWithParents } from "./containers.ts";
 import { Serial, deleteNode } from "./support.ts";
 
+/** A member of a group as read from the server. */
 export interface Member {
+  /** The member's id (its znode name). */
   id: string;
+  /** The data the member joined with. */
   data: Uint8Array | null;
 }
 
+/** Options of a GroupMember. */
 export interface GroupMemberOptions {
   /** This member's id: the znode's name under the group path (no "/"). */
   id: string;
@@ -21,13 +25,23 @@ export interface GroupMemberOptions {
   data?: Uint8Array | string | null;
 }
 
+/** Events of a GroupMember. */
 export interface GroupMemberEvents {
+  /** The membership changed: the whole list, sorted by id. */
   change: [members: Member[]];
+  /** A background refresh failed for another reason than a lost link; it is retried. */
   error: [error: Error];
 }
 
+/**
+ * Group membership: each member is the ephemeral znode `path/<id>` holding its data; every member sees the
+ * whole list on each change. Errors are ZooKeeperErrors: BADARGUMENTS for bad constructor arguments,
+ * NODEEXISTS when another live session holds the id, and what the client rejects with. Server 3.6+ (persistent watch).
+ */
 export class GroupMember extends EventEmitter<GroupMemberEvents> {
+  /** The group's znode path. */
   readonly path: string;
+  /** This member's id. */
   readonly id: string;
   private readonly zk: ZooKeeper;
   private readonly data: Uint8Array | string | null;
@@ -38,6 +52,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
   private refreshQueued = false;
   private last: string | null = null; // fingerprint of the last list emitted
 
+  /** Prepares a member; nothing is sent before `join()`. Throws BADARGUMENTS for an invalid path or id. */
   constructor(zk: ZooKeeper, path: string, options: GroupMemberOptions) {
     super();
     if (typeof path !== "string" || !path.startsWith("/") || path.length < 2 || path.endsWith("/")) {
@@ -97,6 +112,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
     });
   }
 
+  /** `await using` support: the same as `leave()`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.leave();
   }

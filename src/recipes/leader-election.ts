@@ -1,4 +1,4 @@
-// Leader election (API.md "Recipes"), wire-compatible with Apache Curator's LeaderLatch: protected
+// Leader election (README "Recipes"; reference: `npm run docs`), wire-compatible with Apache Curator's LeaderLatch: protected
 // ephemeral-sequential candidates, order by sequence, each candidate watches only its predecessor,
 // the leader must own the first znode (ephemeralOwner), and leadership ends at the first doubt.
 import { EventEmitter } from "node:events";
@@ -12,8 +12,10 @@ import { Serial, TERMINAL, Waiters, afterConnectionLoss, deleteNode, findProtect
 
 export type { Participant };
 
+/** Why leadership ended (the `"revoked"` event). */
 export type RevokeReason = "resigned" | "disconnected" | "expired" | "deleted" | "closed";
 
+/** Options of a LeaderElection. */
 export interface LeaderElectionOptions {
   /** This participant's id, stored as the candidate znode's data (UTF-8). */
   id: string;
@@ -23,8 +25,11 @@ export interface LeaderElectionOptions {
   protocol?: ElectionProtocol;
 }
 
+/** Events of a LeaderElection. */
 export interface LeaderElectionEvents {
+  /** This participant leads now. */
   elected: [];
+  /** This participant stopped leading, and why. */
   revoked: [reason: RevokeReason];
   /** One of this participant's watches fired (observability: the herd-effect test counts these). */
   watch: [path: string];
@@ -35,10 +40,19 @@ export interface LeaderElectionEvents {
 type Phase = "latent" | "started" | "closed";
 const RETRY_MS = 1000;
 
+/**
+ * Leader election, Curator `LeaderLatch`-compatible: each participant is an ephemeral-sequential znode under
+ * `path` and watches only its predecessor; the first leads. Leadership is revoked at the first doubt (see README).
+ * Errors are ZooKeeperErrors: BADARGUMENTS for bad constructor arguments, and what the client rejects with.
+ */
 export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
+  /** The election's znode path. */
   readonly path: string;
+  /** This participant's id (stored in its candidate znode). */
   readonly id: string;
+  /** When leadership is given up: at the first disconnect (default) or only at expiry. */
   readonly revokeOn: "disconnected" | "expired";
+  /** The znode naming this election speaks (`LeaderElectionOptions.protocol`). */
   readonly protocol: ElectionProtocol;
   private readonly naming: Naming;
   private readonly zk: ZooKeeper;
@@ -56,6 +70,9 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private ended: unknown = null; // why the election ended (rejects later calls)
   private readonly waiters = new Waiters();
 
+  /**
+   * Prepares a participant; nothing is sent before `start()`. Throws BADARGUMENTS for an invalid path or options.
+   */
   constructor(zk: ZooKeeper, path: string, options: LeaderElectionOptions) {
     super();
     if (typeof path !== "string" || !path.startsWith("/") || path.length < 2 || path.endsWith("/")) {
@@ -131,6 +148,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     return readParticipants(this.zk, this.path, this.naming);
   }
 
+  /** The current leader as read from the server, or null when there is no candidate. */
   async leader(): Promise<Participant | null> {
     return (await this.participants())[0] ?? null;
   }
@@ -198,6 +216,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     }
   }
 
+  /** `await using` support: the same as `close()`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

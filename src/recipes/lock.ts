@@ -11,8 +11,10 @@ import { createWithParents } from "./containers.ts";
 import { lockNaming, sortByNaming, type LockNaming, type Naming } from "./naming.ts";
 import { Serial, TERMINAL, afterConnectionLoss, deleteNode, findProtected } from "./support.ts";
 
+/** Why a held lock was lost (the `"lost"` event). */
 export type LockLostReason = "disconnected" | "expired" | "deleted" | "closed";
 
+/** Options of a Lock. */
 export interface LockOptions {
   /** Stored as the contender znode's data (UTF-8): kazoo's identifier; Curator readers see the bytes. */
   id?: string;
@@ -20,6 +22,7 @@ export interface LockOptions {
   naming?: LockNaming;
 }
 
+/** Events of a Lock. */
 export interface LockEvents {
   /** The lock was held and no longer is (not emitted for release()). */
   lost: [reason: LockLostReason];
@@ -27,8 +30,11 @@ export interface LockEvents {
   watch: [path: string];
 }
 
-/** acquire() on a Lock that holds or is acquiring already: a Lock is not reentrant. */
+/**
+ * Rejects `acquire()` on a Lock that is held or being acquired already (code APIERROR): a Lock is not reentrant.
+ */
 export class LockNotReentrantError extends ZooKeeperError {
+  /** Made by `acquire()`; `path` is the lock's path. */
   constructor(path: string) {
     super(ErrorCode.APIERROR, "this Lock is held or being acquired already (a Lock is not reentrant)", { op: "acquire", path });
     this.name = "LockNotReentrantError";
@@ -44,9 +50,17 @@ interface Attempt {
   reject(e: unknown): void;
 }
 
+/**
+ * A distributed mutex, wire-compatible with Curator's InterProcessMutex (`naming: "curator"`) and kazoo's Lock
+ * (`naming: "kazoo"`). Errors are ZooKeeperErrors: BADARGUMENTS for bad arguments, LockNotReentrantError, and
+ * what the client rejects with. Servers 3.5.3+ (container parents).
+ */
 export class Lock extends EventEmitter<LockEvents> {
+  /** The lock's znode path. */
   readonly path: string;
+  /** The id stored in this contender's znode. */
   readonly id: string;
+  /** The znode naming in use: "curator" or "kazoo". */
   readonly naming: LockNaming;
   private readonly zk: ZooKeeper;
   private readonly protocol: Naming;
@@ -57,6 +71,7 @@ export class Lock extends EventEmitter<LockEvents> {
   private heldToken: bigint | undefined;
   private checkQueued = false;
 
+  /** Prepares a lock; nothing is sent before `acquire()`. Throws BADARGUMENTS for an invalid path or options. */
   constructor(zk: ZooKeeper, path: string, options: LockOptions = {}) {
     super();
     if (typeof path !== "string" || !path.startsWith("/") || path.length < 2 || path.endsWith("/")) {
@@ -170,6 +185,7 @@ export class Lock extends EventEmitter<LockEvents> {
     }
   }
 
+  /** `await using` support: releases the lock if held. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.release();
   }

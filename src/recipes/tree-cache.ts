@@ -9,11 +9,15 @@ import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
 import { AddWatchMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { afterConnectionLoss } from "./support.ts";
 
+/** A cached node: its data and Stat as last read. */
 export interface CachedNode {
+  /** The node's data. */
   data: Uint8Array | null;
+  /** The node's Stat. */
   stat: Stat;
 }
 
+/** Options of a TreeCache. */
 export interface TreeCacheOptions {
   /** Levels below the root to mirror (0 = the root only); all when omitted. */
   depth?: number;
@@ -21,13 +25,19 @@ export interface TreeCacheOptions {
   watchMode?: "auto" | "persistent" | "oneShot";
   /** Nodes read at once (each read is a getData and a getChildren); default 64. */
   maxInFlight?: number;
+  /** Not supported (Curator's compressed data); present so that passing it is a type error. */
   dataIsCompressed?: never;
 }
 
+/** Events of a TreeCache. */
 export interface TreeCacheEvents {
+  /** The first full read of the subtree is done. */
   initialized: [];
+  /** A node appeared in the cache. */
   added: [path: string, node: CachedNode];
+  /** A cached node's data or Stat changed. */
   changed: [path: string, node: CachedNode];
+  /** A node left the cache (its last state). */
   removed: [path: string, node: CachedNode];
   /** The session expired: the cache keeps its last contents until rebuild(newClient) is called. */
   expired: [];
@@ -41,7 +51,13 @@ interface Entry extends CachedNode {
 
 type Phase = "latent" | "loading" | "ready" | "expired" | "closed";
 
+/**
+ * An in-memory mirror of a subtree, kept current by watches: a persistent recursive watch on 3.6+ servers,
+ * one-shot watches on older ones. Errors are ZooKeeperErrors: BADARGUMENTS for bad arguments, and what the
+ * client rejects with.
+ */
 export class TreeCache extends EventEmitter<TreeCacheEvents> {
+  /** The subtree's root path. */
   readonly path: string;
   private zk: ZooKeeper;
   private readonly depth: number;
@@ -58,6 +74,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
   private onIdle: (() => void) | null = null;
   private settledWaiters: (() => void)[] = [];
 
+  /** Prepares a cache; nothing is read before `start()`. Throws BADARGUMENTS for an invalid path or options. */
   constructor(zk: ZooKeeper, path: string, options: TreeCacheOptions = {}) {
     super();
     const bad = (msg: string): ZooKeeperError => new ZooKeeperError(ErrorCode.BADARGUMENTS, msg, { op: "TreeCache", path: String(path) });
@@ -127,6 +144,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
     return [...this.nodes.keys()].sort();
   }
 
+  /** Stops watching (the cached contents stay readable); never rejects. */
   async close(): Promise<void> {
     if (this.phase === "closed") return;
     this.phase = "closed";
@@ -139,6 +157,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
     if (this.recursive) await this.zk.removeWatches(this.path, this.watcher, WatcherType.Any).catch(() => {});
   }
 
+  /** `await using` support: the same as `close()`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

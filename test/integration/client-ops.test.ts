@@ -1,4 +1,4 @@
-// Every operation of API.md against a real 3.8.0 server: results, documented errors, create modes,
+// Every operation of the public API (the ZooKeeper class) against a real 3.8.0 server: results, documented errors, create modes,
 // TTL/container reaping, data sizes, unicode paths, chroot, multi, pipelining, and "nothing sent" for
 // invalid arguments (measured with a fault proxy's byte counter).
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
@@ -255,6 +255,7 @@ describe("client operations (real server)", () => {
         await rejectsWith(viaProxy.multi([Op.create(p)]), "BADARGUMENTS");
       }
       await rejectsWith(viaProxy.multi([Op.create(`${root}/ok`), Op.delete("bad")]), "BADARGUMENTS");
+      // @ts-expect-error a mode that is no CreateMode: refused by the compiler, and at run time for JavaScript callers
       await rejectsWith(viaProxy.create(`${root}/x`, null, { mode: 9 }), "BADARGUMENTS");
       await rejectsWith(viaProxy.create(`${root}/x`, null, { mode: CreateMode.PERSISTENT_WITH_TTL }), "BADARGUMENTS");
       await rejectsWith(viaProxy.setData(`${root}/x`, "x", 1.5), "BADARGUMENTS");

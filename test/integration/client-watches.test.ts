@@ -10,7 +10,7 @@ import { AddWatchMode, CreateMode, EventType, KeeperState, WatcherType, ZooKeepe
 import type { WatchedEvent } from "../../src/index.ts";
 import { type EventShape, recorder, rejectsWith, sleep, uniqueRoot, until } from "./client-util.ts";
 
-const ev = (type: number, path: string): EventShape => ({ type, state: KeeperState.SyncConnected, path });
+const ev = (type: EventType, path: string): EventShape => ({ type, state: KeeperState.SyncConnected, path });
 
 describe("client watches (real server)", () => {
   let connect: string;

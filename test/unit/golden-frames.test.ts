@@ -141,7 +141,7 @@ function checkMulti(f: GoldenFrame, req: MultiRequest, res: MultiResponse, zxid:
   assert.equal(res.results.length, req.ops.length, "one result per op");
   const errs = res.results.map((x) => (x.type === OpCode.error ? x.err : null));
   if (!read && errs.some((e) => e !== null)) {
-    // A failed atomic multi: 0 for the ops before the failing one, its code, then -2 (FACTS.md §8).
+    // A failed atomic multi: 0 for the ops before the failing one, its code, then -2 (as MultiResponse does).
     const bad = errs.findIndex((e) => e !== 0);
     assert.ok(errs.every((e, i) => (i < bad ? e === 0 : i === bad ? e !== null && e < 0 && e !== -2 : e === -2)), `errs ${errs.join(",")}`);
     if (f.scenario === "multi-fail") assert.deepStrictEqual(errs, [0, -103, -2]);

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// Packs the package as `npm publish` would (prepack builds dist/), prints the listing and size, checks that
+// what a user imports is there and that no tests or fixtures ship, then runs attw (every resolution mode,
+// node10 included) and `publint --strict` on that tarball. Exits non-zero on any finding.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const dir = mkdtempSync(join(tmpdir(), "zk-pack-"));
+const bin = (name) => join(root, "node_modules/.bin", name);
+const problems = [];
+try {
+  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", dir], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  const [info] = JSON.parse(out.slice(out.indexOf("[")));
+  const files = info.files.map((f) => f.path).sort();
+  console.log(`[package] ${info.filename}: ${files.length} files, ${info.size} bytes packed, ${info.unpackedSize} bytes unpacked`);
+  for (const f of files) console.log(`  ${f}`);
+  for (const need of ["LICENSE", "README.md", "CHANGELOG.md", "package.json", "dist/esm/index.js", "dist/esm/index.d.ts", "dist/cjs/index.js", "dist/cjs/index.d.ts", "dist/esm/recipes/index.js", "dist/cjs/recipes/index.js", "recipes/package.json"]) {
+    if (!files.includes(need)) problems.push(`missing from the tarball: ${need}`);
+  }
+  for (const f of files) {
+    if (/^(test|fixtures|bench|examples|scripts|docs)\//.test(f) || /\.test\.[cm]?[jt]s$/.test(f)) problems.push(`should not ship: ${f}`);
+  }
+  const tgz = join(dir, info.filename);
+  const steps = [
+    ["attw", [bin("attw"), tgz, "--profile", "strict", "--format", "table"]],
+    ["publint", [bin("publint"), "run", "--strict", tgz]],
+  ];
+  for (const [name, [cmd, ...args]] of steps) {
+    console.log(`\n[package] $ ${name} ${args.join(" ")}`);
+    try {
+      execFileSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...process.env, FORCE_COLOR: "0" } });
+    } catch (e) {
+      problems.push(`${name} reported problems (exit ${e.status})`);
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+for (const p of problems) console.error(`[package] ${p}`);
+console.log(problems.length === 0 ? "[package] no findings" : `[package] ${problems.length} finding(s)`);
+process.exit(problems.length === 0 ? 0 : 1);
