@@ -8,6 +8,7 @@ import { badArguments } from "./errors.ts";
 import type { Request } from "./request.ts";
 import type { WatchRegistry } from "./watches.ts";
 
+/** The last, optional argument of every operation. */
 export interface CallOptions {
   /** Aborting rejects the call with `signal.reason`; a request already sent may still apply on the server. */
   signal?: AbortSignal;

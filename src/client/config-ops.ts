@@ -12,23 +12,60 @@ import { checkPath } from "./validate.ts";
 import type { WatchRegistry } from "./watches.ts";
 
 /** A read inside multiRead: built by ReadOp.getData / ReadOp.getChildren. */
-export type ReadOp = { readonly type: "getData"; readonly path: string } | { readonly type: "getChildren"; readonly path: string };
+export type ReadOp =
+  | {
+      /** Read the node's data and Stat. */
+      readonly type: "getData";
+      /** The node's path (inside the chroot). */
+      readonly path: string;
+    }
+  | {
+      /** Read the node's child names. */
+      readonly type: "getChildren";
+      /** The node's path (inside the chroot). */
+      readonly path: string;
+    };
 
+/** Builders of the reads a `multiRead` takes. */
 export const ReadOp = Object.freeze({
+  /** A getData of `path`. */
   getData: (path: string): ReadOp => ({ type: "getData", path }),
+  /** A getChildren of `path`. */
   getChildren: (path: string): ReadOp => ({ type: "getChildren", path }),
 });
 
 /** One multiRead result: reads fail one by one (no transaction), so a failed read is an error entry. */
 export type ReadResult =
-  | { type: "getData"; data: Uint8Array | null; stat: Stat }
-  | { type: "getChildren"; children: string[] }
-  | { type: "error"; code: number };
+  | {
+      /** A getData that succeeded. */
+      type: "getData";
+      /** The node's data (null when it has none). */
+      data: Uint8Array | null;
+      /** The node's Stat. */
+      stat: Stat;
+    }
+  | {
+      /** A getChildren that succeeded. */
+      type: "getChildren";
+      /** The child names, unsorted. */
+      children: string[];
+    }
+  | {
+      /** A read that failed on its own (the others still ran). */
+      type: "error";
+      /** The server's code for it, e.g. NONODE or NOAUTH. */
+      code: number;
+    };
 
+/** One `server.N=` line of the ensemble's dynamic configuration. */
 export interface ConfigServer {
+  /** The server's id (N, its myid). */
   id: number;
+  /** The host its quorum and election ports listen on. */
   host: string;
+  /** The port followers use to reach the leader. */
   quorumPort: number;
+  /** The port of leader election. */
   electionPort: number;
   /** "participant" or "observer". */
   role: string;
@@ -36,17 +73,21 @@ export interface ConfigServer {
   client?: string;
 }
 
+/** The ensemble's dynamic configuration as `getConfig` and `reconfig` return it (servers 3.5+). */
 export interface ZooKeeperConfig {
   /** The configuration text as the server stores it. */
   text: string;
   /** The config's version (a zxid), from its "version=" line. */
   version: bigint | undefined;
+  /** Every server line, in the config's order. */
   servers: ConfigServer[];
   /** The client addresses as a connect string (e.g. for updateServerList); "" when none is named. */
   connectString: string;
+  /** The Stat of the /zookeeper/config node. */
   stat: Stat;
 }
 
+/** What `reconfig` changes: `joining`/`leaving` (incremental) or `newMembers` (the whole membership). */
 export interface ReconfigOptions {
   /** Incremental: servers to add, as "server.N=host:quorum:election[:role];[clientHost:]clientPort". */
   joining?: string | readonly string[];

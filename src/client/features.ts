@@ -22,6 +22,7 @@ export type ServerGeneration = "3.4" | "3.5-3.8" | "3.9+";
 
 /** What the connected server supports (`zk.serverFeatures`); a fresh object after every new connection. */
 export interface ServerFeatures {
+  /** The server line the probes placed it in. */
   readonly generation: ServerGeneration;
   /** CONTAINER creates (3.5+). */
   readonly containers: boolean;

@@ -145,6 +145,7 @@ export async function deleteTree(zk: HelperClient, root: string, maxBytes: numbe
   }
 }
 
+/** How `withRetry` retries: attempts, backoff bounds (full jitter) and a signal to stop. */
 export interface RetryOptions {
   /** Retries after the first attempt (default 5). */
   retries?: number;
