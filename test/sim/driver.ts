@@ -174,6 +174,8 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
         else if (kind === 1) net.blackhole(who, dur);
         else if (kind === 2) net.delay(Math.floor(dur / 10), dur);
         else if (kind === 3) net.restart(Math.min(dur, 1500));
+        // A forced expiry breaks the lease revokeOn "expired" relies on; there, expire it the real way (silence).
+        else if (kind === 4 && revokeOn === "expired") net.blackhole(who, sessionTimeout + 2 * model.tickTime);
         else if (kind === 4 && p.zk) model.expire(p.zk.sessionId);
         else if (kind === 5) {
           s.pause(who);
