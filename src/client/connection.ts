@@ -17,6 +17,7 @@ import {
 } from "../protocol/records.ts";
 import { ZooKeeperError } from "./errors.ts";
 import { Fifo } from "./fifo.ts";
+import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
 import type { Link } from "./transport.ts";
 import type { Logger } from "./types.ts";
 
@@ -40,7 +41,8 @@ export interface ConnectionEvents {
 export interface ConnectionOptions {
   maxBufferSize: number;
   logger: Logger;
-  now?: () => number;
+  /** Timers and "now" (default: the runtime's timers and performance.now()). */
+  clock?: Clock;
 }
 
 const MAX_WRITE = 256 * 1024;
@@ -49,6 +51,7 @@ export class Connection {
   readonly link: Link;
   private readonly decoder: FrameDecoder;
   private readonly log: Logger;
+  private readonly clock: Clock;
   private readonly now: () => number;
   private events: ConnectionEvents | null = null;
   private readonly inFlight = new Fifo<InFlight>();
@@ -63,7 +66,7 @@ export class Connection {
   private pingsOutstanding = 0;
   private tickMs = 0;
   private lastTick = 0;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: TimerHandle | null = null;
   private readTimeout = 0;
   private pingInterval = 0;
   private closedReason: string | null = null;
@@ -72,7 +75,8 @@ export class Connection {
     this.link = link;
     this.decoder = new FrameDecoder(opts.maxBufferSize);
     this.log = opts.logger;
-    this.now = opts.now ?? (() => performance.now());
+    this.clock = opts.clock ?? systemClock;
+    this.now = () => this.clock.now();
     this.lastRecv = this.lastSend = this.now();
   }
 
@@ -80,7 +84,7 @@ export class Connection {
     return this.closedReason !== null;
   }
 
-  /** When the last bytes arrived (performance.now() clock). */
+  /** When the last bytes arrived (on the clock). */
   get lastReceived(): number {
     return this.lastRecv;
   }
@@ -139,14 +143,14 @@ export class Connection {
   connect(req: ConnectRequest, timeoutMs: number, events: ConnectionEvents): Promise<ConnectResponse> {
     this.events = events;
     return new Promise<ConnectResponse>((resolve, reject) => {
-      const timer = setTimeout(() => this.close(`no ConnectResponse from ${this.link.remote} within ${timeoutMs} ms`), timeoutMs);
+      const timer = this.clock.setTimeout(() => this.close(`no ConnectResponse from ${this.link.remote} within ${timeoutMs} ms`), timeoutMs);
       this.handshake = {
         resolve: (r) => {
-          clearTimeout(timer);
+          this.clock.clearTimeout(timer);
           resolve(r);
         },
         reject: (e) => {
-          clearTimeout(timer);
+          this.clock.clearTimeout(timer);
           reject(e);
         },
       };
@@ -173,7 +177,7 @@ export class Connection {
     const tick = Math.max(50, Math.min(this.pingInterval / 4, 1000));
     this.tickMs = tick;
     this.lastTick = this.now();
-    this.timer = setTimeout(() => this.onTick(), tick);
+    this.timer = this.clock.setTimeout(() => this.onTick(), tick);
     // The socket keeps the process alive while connected; the timer must not on its own.
     (this.timer as { unref?: () => void }).unref?.();
   }
@@ -247,7 +251,7 @@ export class Connection {
     try {
       if (!this.link.write(bytes)) this.blocked = true;
     } catch (e) {
-      this.close(`write to ${this.link.remote} failed: ${(e as Error).message}`);
+      this.close(`write to ${this.link.remote} failed: ${(e as Error).message}`, ErrorCode.CONNECTIONLOSS, e as Error);
     }
   }
 
@@ -293,7 +297,7 @@ export class Connection {
   close(reason: string, code: number = ErrorCode.CONNECTIONLOSS, cause?: Error): void {
     if (this.closedReason !== null) return;
     this.closedReason = reason;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = null;
     this.outbox = [];
     this.link.close();

@@ -12,6 +12,7 @@ import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./primin
 import { ReadOnlyProbe } from "./readonly-probe.ts";
 import { type Request, encodeUserRequest, inFlightFor, patchXid } from "./request.ts";
 import { type SaslClient, SaslRefused, saslExchange } from "./sasl-exchange.ts";
+import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
 import { isCertificateError } from "./tls-errors.ts";
 import type { Dialer } from "./transport.ts";
 import { WaitQueue } from "./wait-queue.ts";
@@ -34,6 +35,8 @@ export interface SessionOptions {
   clientSideExpiry: boolean;
   logger: Logger;
   dialer: Dialer;
+  /** Timers and "now" for everything the session runs (default: the runtime's). */
+  clock?: Clock;
   watches: WatchRegistry;
   onState(state: SessionState): void;
   onWatchEvent(event: { type: number; state: number; path: string }, watchers: Iterable<(e: WatchedEvent) => void>): void;
@@ -53,16 +56,17 @@ export class Session {
   private readonly o: SessionOptions;
   private readonly hosts: HostList;
   private readonly writer = new JuteWriter(1024);
-  private readonly queue = new WaitQueue();
+  private readonly clock: Clock;
+  private readonly queue: WaitQueue;
   private readonly auths: AuthEntry[] = [];
   private conn: Connection | null = null;
   private xid = 1;
   private seenRwServer = false;
   private closing = false;
   private sleeping: { wake(): void } | null = null;
-  private expiryTimer: ReturnType<typeof setTimeout> | null = null;
+  private expiryTimer: TimerHandle | null = null;
   private roProbe: ReadOnlyProbe | null = null;
-  private lastHeard = performance.now();
+  private lastHeard: number;
   private lastDialError: Error | null = null;
   private certFailures = 0;
   private firstConnect: { resolve(): void; reject(e: Error): void } | null = null;
@@ -71,6 +75,9 @@ export class Session {
 
   constructor(o: SessionOptions) {
     this.o = o;
+    this.clock = o.clock ?? systemClock;
+    this.queue = new WaitQueue(this.clock);
+    this.lastHeard = this.clock.now();
     this.hosts = new HostList(o.hosts);
     if (o.sessionId !== undefined && o.sessionId !== 0n) {
       this.sessionId = o.sessionId;
@@ -91,7 +98,7 @@ export class Session {
     return TERMINAL.has(this.state);
   }
 
-  /** performance.now() time of the last bytes received from a server of this session. */
+  /** Clock time of the last bytes received from a server of this session. */
   get lastHeardAt(): number {
     // A connection still dialling or handshaking has heard nothing yet: it must not look fresh.
     const c = this.conn;
@@ -107,12 +114,12 @@ export class Session {
   /** Runs the connect loop; resolves once the first session is established. */
   start(): Promise<void> {
     const first = new Promise<void>((resolve, reject) => (this.firstConnect = { resolve, reject }));
-    const timer = setTimeout(() => {
+    const timer = this.clock.setTimeout(() => {
       if (!this.firstConnect) return;
       const last = this.lastDialError ? `; last error: ${this.lastDialError.message}` : "";
       this.finish("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.o.connectTimeout} ms${last}`);
     }, this.o.connectTimeout);
-    first.then(() => clearTimeout(timer), () => clearTimeout(timer));
+    first.then(() => this.clock.clearTimeout(timer), () => this.clock.clearTimeout(timer));
     this.loop = this.run();
     return first;
   }
@@ -168,13 +175,21 @@ export class Session {
     // Before the first session, one stuck attempt (a peer that never answers nor closes) must not use
     // up the whole connectTimeout: leave room for at least one more try.
     if (this.firstConnect) perHost = Math.min(perHost, Math.max(500, this.o.connectTimeout / 2));
+    // Link events that come before the Connection exists are kept and replayed, never dropped: a
+    // runtime may emit the TLS 1.3 refusal (an error, then close) in the same turn as the handshake,
+    // before this await resumes; dropping it left the attempt waiting out perHost for a ConnectResponse.
     let conn: Connection | null = null;
+    const early: ((c: Connection) => void)[] = [];
+    const on = (f: (c: Connection) => void): void => {
+      if (conn) f(conn);
+      else early.push(f);
+    };
     const link = await this.o.dialer(
       host,
       {
-        onData: (chunk) => conn?.handleData(chunk),
-        onDrain: () => conn?.handleDrain(),
-        onClose: (err) => conn?.handleClose(err),
+        onData: (chunk) => on((c) => c.handleData(chunk)),
+        onDrain: () => on((c) => c.handleDrain()),
+        onClose: (err) => on((c) => c.handleClose(err)),
       },
       { tls: this.o.tls, timeoutMs: perHost },
     );
@@ -182,8 +197,7 @@ export class Session {
       link.close();
       throw new Error("session ended while connecting");
     }
-    const c = new Connection(link, { maxBufferSize: this.o.maxBufferSize, logger: this.o.logger });
-    conn = c;
+    const c = new Connection(link, { maxBufferSize: this.o.maxBufferSize, logger: this.o.logger, clock: this.clock });
     this.conn = c;
     const events = {
       onNotification: (ev: { type: number; state: number; path: string }) => this.notify(ev),
@@ -197,7 +211,7 @@ export class Session {
       },
     };
     const resuming = this.sessionId !== 0n && this.seenRwServer;
-    const res = await c.connect(
+    const handshake = c.connect(
       {
         protocolVersion: 0,
         lastZxidSeen: this.lastZxid,
@@ -210,6 +224,9 @@ export class Session {
       perHost,
       events,
     );
+    conn = c;
+    for (const f of early.splice(0)) f(c);
+    const res = await handshake;
     if (res.timeOut <= 0) {
       c.close("session expired");
       this.finish("expired", ErrorCode.SESSIONEXPIRED, `session 0x${this.sessionId.toString(16)} has expired`);
@@ -225,7 +242,7 @@ export class Session {
     this.sessionId = res.sessionId;
     this.password = res.passwd;
     if (!res.readOnly) this.seenRwServer = true;
-    this.lastHeard = performance.now();
+    this.lastHeard = this.clock.now();
     this.disarmClientExpiry();
     c.startTimers(res.timeOut);
     if (this.o.sasl) {
@@ -330,6 +347,7 @@ export class Session {
       hosts: this.hosts.all,
       current,
       fourLetter,
+      clock: this.clock,
       active: () => this.state === "connectedReadOnly",
       onFound: (h) => {
         this.log.info(`zookeeper: read-write server ${h.host}:${h.port} found; moving to it`);
@@ -344,8 +362,8 @@ export class Session {
   private armClientExpiry(): void {
     if (!this.o.clientSideExpiry || this.negotiatedTimeout <= 0 || this.expiryTimer || this.terminal) return;
     const limit = (this.negotiatedTimeout * 4) / 3;
-    const left = Math.max(0, limit - (performance.now() - this.lastHeard));
-    this.expiryTimer = setTimeout(() => {
+    const left = Math.max(0, limit - (this.clock.now() - this.lastHeard));
+    this.expiryTimer = this.clock.setTimeout(() => {
       this.expiryTimer = null;
       if (!this.connected && !this.terminal) {
         this.finish("expired", ErrorCode.SESSIONEXPIRED, `no server reachable for ${Math.round(limit)} ms; the session has expired`);
@@ -354,7 +372,7 @@ export class Session {
   }
 
   private disarmClientExpiry(): void {
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    if (this.expiryTimer) this.clock.clearTimeout(this.expiryTimer);
     this.expiryTimer = null;
   }
 
@@ -407,9 +425,9 @@ export class Session {
     if (conn && this.connected && !conn.closed) {
       const timeout = Math.min(this.negotiatedTimeout || 5000, 5000);
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, timeout);
+        const t = this.clock.setTimeout(resolve, timeout);
         const done = (): void => {
-          clearTimeout(t);
+          this.clock.clearTimeout(t);
           resolve();
         };
         this.transmit(conn, encodeRequest(0, OpCode.closeSession, undefined, undefined, this.writer), { xid: 0, opcode: OpCode.closeSession, onReply: done, onFail: done });
@@ -422,11 +440,11 @@ export class Session {
   private sleep(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const wake = (): void => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         this.sleeping = null;
         resolve();
       };
-      const timer = setTimeout(wake, ms);
+      const timer = this.clock.setTimeout(wake, ms);
       this.sleeping = { wake };
     });
   }

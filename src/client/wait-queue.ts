@@ -2,16 +2,22 @@
 // each for at most `waitMs`, after which it fails CONNECTIONLOSS rather than wait forever.
 import { ErrorCode } from "../protocol/constants.ts";
 import type { InFlight } from "./connection.ts";
+import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
 import { Fifo } from "./fifo.ts";
 
 interface Waiting {
   frame: Uint8Array;
   inFlight: InFlight;
-  timer: ReturnType<typeof setTimeout> | null;
+  timer: TimerHandle | null;
 }
 
 export class WaitQueue {
   private readonly items = new Fifo<Waiting>();
+  private readonly clock: Clock;
+
+  constructor(clock: Clock = systemClock) {
+    this.clock = clock;
+  }
 
   get length(): number {
     return this.items.length;
@@ -19,7 +25,7 @@ export class WaitQueue {
 
   push(frame: Uint8Array, inFlight: InFlight, waitMs: number): void {
     const w: Waiting = { frame, inFlight, timer: null };
-    w.timer = setTimeout(() => {
+    w.timer = this.clock.setTimeout(() => {
       w.timer = null;
       if (this.remove(w)) inFlight.onFail(ErrorCode.CONNECTIONLOSS, `not connected for ${waitMs} ms`);
     }, waitMs);
@@ -29,14 +35,14 @@ export class WaitQueue {
   /** Hands every waiting request to `send`, oldest first. */
   release(send: (frame: Uint8Array, inFlight: InFlight) => void): void {
     for (const w of this.items.drain()) {
-      if (w.timer) clearTimeout(w.timer);
+      if (w.timer) this.clock.clearTimeout(w.timer);
       send(w.frame, w.inFlight);
     }
   }
 
   failAll(code: number, reason: string): void {
     for (const w of this.items.drain()) {
-      if (w.timer) clearTimeout(w.timer);
+      if (w.timer) this.clock.clearTimeout(w.timer);
       w.inFlight.onFail(code, reason);
     }
   }

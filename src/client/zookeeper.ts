@@ -16,6 +16,7 @@ import { type Request, Session } from "./session.ts";
 import { digestMd5 } from "./sasl/index.ts";
 import { Transaction } from "./transaction.ts";
 import { dialSocket, type Dialer } from "./transport.ts";
+import type { Clock } from "./clock.ts";
 import type { ConnectOptions, CreateOptions, Data, Logger, OpResult, SessionState, WatchedEvent, Watcher } from "./types.ts";
 import { checkAcl, checkCreateMode, checkPath, checkVersion, checkWatcher, toBytes } from "./validate.ts";
 import { watchIterator } from "./watch-iterator.ts";
@@ -31,6 +32,8 @@ export interface ZooKeeperEvents {
 export interface InternalOptions extends ConnectOptions {
   /** Test seam: how links are dialled (default: node:net / node:tls). */
   dialer?: Dialer;
+  /** Test seam: the session's timers and "now" (default: the runtime's timers and performance.now()). */
+  clock?: Clock;
 }
 
 export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
@@ -67,6 +70,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       clientSideExpiry: options.clientSideExpiry !== false,
       logger: this.log,
       dialer: options.dialer ?? dialSocket,
+      clock: options.clock,
       watches: this.watches,
       onState: (state) => this.emitSafely(state),
       onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type, state: ev.state, path: stripChroot(this.chroot, ev.path) }),

@@ -1,7 +1,7 @@
 // A child process that speaks the participant line protocol (participant.ts, chaos-participant.ts,
 // LatchParticipant.java): its stdout lines become an event queue (waitFor), stdin takes commands
 // (send, ask), and its stamps are mapped onto this process's hrtime clock (syncClock, localNs).
-import type { ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const REPO = fileURLToPath(new URL("../../", (import.meta as { url: string }).url));
@@ -31,6 +31,39 @@ export interface LineEvent {
   receivedNs: bigint; // our process.hrtime.bigint() when the line arrived
 }
 
+// A child must never outlive the test process, also when a test fails, times out or the runner is
+// killed: an 'exit' hook SIGKILLs what is still running, and a tiny sh watchdog per child (as for the
+// JVMs in zk-local.ts) SIGCONTs and SIGKILLs it once our process is gone (its parent pid changes). A
+// stopped child (SIGSTOP in the chaos runs) would otherwise never read the stdin EOF that ends it.
+const WATCHDOG = `P=$1 C=$2
+while [ -e /proc/$C ]; do
+  read -r _ _ _ pp _ < /proc/$$/stat
+  if [ "$pp" != "$P" ]; then kill -CONT $C 2>/dev/null; kill -9 $C 2>/dev/null; exit 0; fi
+  sleep 1
+done`;
+const alive = new Set<ChildProcess>();
+let hooked = false;
+function guard(proc: ChildProcess): void {
+  if (proc.pid === undefined) return;
+  alive.add(proc);
+  proc.once("exit", () => alive.delete(proc));
+  if (!hooked) {
+    hooked = true;
+    process.on("exit", () => {
+      for (const c of alive) {
+        try {
+          if (c.pid !== undefined) process.kill(c.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    });
+  }
+  const dog = spawn("sh", ["-c", WATCHDOG, "sh", String(process.pid), String(proc.pid)], { stdio: "ignore" });
+  dog.on("error", () => {});
+  dog.unref();
+}
+
 type Waiter = { match(l: LineEvent): boolean; resolve(l: LineEvent): void; reject(e: Error): void };
 
 export class LineProcess {
@@ -51,6 +84,7 @@ export class LineProcess {
   constructor(id: string, proc: ChildProcess, registry?: Set<LineProcess>) {
     this.id = id;
     this.proc = proc;
+    guard(proc);
     registry?.add(this);
     let partial = "";
     proc.stdout?.setEncoding("utf8");

@@ -1,0 +1,20 @@
+// The client's only source of time: every timer and every reading of "now" in the session, the
+// connection and their helpers goes through a Clock, so tests (and the simulation) can run the
+// client's own timing (read timeout, pings, client-side expiry, stall detection) on virtual time.
+// The default is the runtime's timers and performance.now().
+
+/** An opaque timer handle, given back to clearTimeout. */
+export type TimerHandle = unknown;
+
+export interface Clock {
+  /** Milliseconds on a monotonic scale (performance.now() by default). */
+  now(): number;
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+}
+
+export const systemClock: Clock = {
+  now: () => performance.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
