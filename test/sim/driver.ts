@@ -82,7 +82,7 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
     const sessionTimeout = 2000 + Math.floor(s.random() * 3) * 1000;
     const revokeOn = s.random() < 0.3 ? "expired" : "disconnected";
     const connect = (p: Proc): void => {
-      const opts: InternalOptions = { sessionTimeout, connectTimeout: 8000, dialer: net.dialer(p.name) };
+      const opts: InternalOptions = { sessionTimeout, connectTimeout: 8000, dialer: net.dialer(p.name), clock: s.clock };
       track(`${p.name} connect`, ZooKeeper.connect("zk1:2181,zk2:2181", opts)).then((zk) => {
         if (!zk) return;
         p.zk = zk;
@@ -151,6 +151,7 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
           eventPending = true;
           seen = v;
           trace(`c1 read ${v}`);
+          return true;
         }),
       ).then((r) => {
         if (r === undefined && zk.state !== "expired" && zk.state !== "closed") s.at(100, "c1", arm);
@@ -212,7 +213,8 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
       if (p.el) track(`${p.name} close election`, p.el.close());
       if (p.zk) track(`${p.name} close`, p.zk.close());
     }
-    await s.run(s.now + 20_000);
+    const closeBy = s.now + 20_000;
+    while (pending.size > 0 && s.now < closeBy) await s.run(s.now + 100);
     for (const what of pending.values()) fail(`call never settled: ${what}`);
     for (const e of s.errors) fail(`callback threw: ${(e as Error)?.message ?? e}`);
   } finally {

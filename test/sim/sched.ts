@@ -33,6 +33,14 @@ export class Sched {
   private readonly paused = new Map<string, Ev[]>();
   readonly errors: unknown[] = [];
   steps = 0;
+  /** The client's Clock seam (recipes still read the globals, which install() replaces). */
+  readonly clock = {
+    now: (): number => this.now,
+    setTimeout: (fn: () => void, ms: number): unknown => this.at(ms, this.actor, fn),
+    clearTimeout: (h: unknown): void => {
+      if (h) (h as Ev).cancelled = true;
+    },
+  };
 
   constructor(seed: number) {
     this.random = rng(seed);
@@ -81,7 +89,7 @@ export class Sched {
       this.now = Math.max(this.now, ev.at);
       this.actor = ev.actor;
       this.steps++;
-      if (process.env.SIM_DEBUG && this.steps > 3000 && this.steps < 3010) console.error(this.now, ev.actor, ev.fn.toString().slice(0, 200));
+      if (process.env.SIM_DEBUG) { const k = ev.actor + " " + ev.fn.toString().slice(0, 70).replace(/\s+/g, " "); (globalThis as any).__simCount ??= new Map(); (globalThis as any).__simCount.set(k, ((globalThis as any).__simCount.get(k) ?? 0) + 1); }
       try {
         ev.fn();
       } catch (e) {
