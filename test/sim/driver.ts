@@ -29,6 +29,7 @@ const ALLOWED: Record<string, readonly string[]> = {
 };
 
 const FAULT_END = 12_000;
+const printTrace = process.env.SIM_TRACE !== undefined;
 const QUIET_END = 24_000;
 
 interface Proc {
@@ -46,7 +47,7 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
   const known = new Set<string>();
   const trace = (line: string): void => {
     hash.update(`${Math.round(s.now)} ${line}\n`);
-    if (process.env.SIM_TRACE) console.log(`${Math.round(s.now)} ${line}`);
+    if (printTrace) console.log(`${Math.round(s.now)} ${line}`);
   };
   const fail = (what: string): void => {
     if (violations.length < 5) violations.push(`t=${Math.round(s.now)} ${what}`);

@@ -50,14 +50,19 @@ type Table = Map<string, Set<Conn>>;
 
 class Conn {
   readonly decoder = new FrameDecoder();
+  readonly link: ServerLink;
   session: SessionRec | null = null;
   closed = false;
-  constructor(readonly link: ServerLink) {}
+  constructor(link: ServerLink) {
+    this.link = link;
+  }
 }
 
 class Fail extends Error {
-  constructor(readonly code: number) {
+  readonly code: number;
+  constructor(code: number) {
     super(`zk error ${code}`);
+    this.code = code;
   }
 }
 
@@ -77,13 +82,16 @@ export class ZkModel {
   private nextSession = 1n;
   private readonly w = new JuteWriter(1024);
   up = true;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  readonly tickTime: number;
+  readonly serverId: bigint;
 
-  constructor(
-    private readonly now: () => number,
-    private readonly random: () => number,
-    readonly tickTime = 500,
-    readonly serverId = 1n,
-  ) {
+  constructor(now: () => number, random: () => number, tickTime = 500, serverId = 1n) {
+    this.now = now;
+    this.random = random;
+    this.tickTime = tickTime;
+    this.serverId = serverId;
     this.nodes.set("/", { data: null, stat: this.newStat(0n, 0n), children: new Set() });
     this.nodes.set("/zookeeper", { data: null, stat: this.newStat(0n, 0n), children: new Set() });
     this.nodes.get("/")!.children.add("zookeeper");
@@ -182,7 +190,6 @@ export class ZkModel {
     const s = c.session;
     s.expiresAt = this.expiry(s.timeout);
     const h = readRequestHeader(r);
-    if (process.env.SIM_DEBUG && this.now() > 2000 && this.now() < 2101) console.error("req", this.now(), s.id, h.xid, h.type, f.length);
     if (h.type === OpCode.ping) return this.reply(c, Xid.PING, 0);
     if (h.type === OpCode.auth) return this.reply(c, h.xid, ErrorCode.AUTHFAILED, undefined, true);
     if (h.type === OpCode.closeSession) {

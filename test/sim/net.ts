@@ -21,11 +21,13 @@ export class SimNet {
   private blackholeUntil = new Map<string, number>();
   private extraDelay = 0;
   dials = 0;
+  private readonly s: Sched;
+  private readonly model: ZkModel;
 
-  constructor(
-    private readonly s: Sched,
-    private readonly model: ZkModel,
-  ) {}
+  constructor(s: Sched, model: ZkModel) {
+    this.s = s;
+    this.model = model;
+  }
 
   private latency(): number {
     return 1 + Math.floor(this.s.random() * 4) + this.extraDelay;

@@ -89,7 +89,6 @@ export class Sched {
       this.now = Math.max(this.now, ev.at);
       this.actor = ev.actor;
       this.steps++;
-      if (process.env.SIM_DEBUG) { const k = ev.actor + " " + ev.fn.toString().slice(0, 70).replace(/\s+/g, " "); (globalThis as any).__simCount ??= new Map(); (globalThis as any).__simCount.set(k, ((globalThis as any).__simCount.get(k) ?? 0) + 1); }
       try {
         ev.fn();
       } catch (e) {
