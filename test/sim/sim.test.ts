@@ -1,10 +1,10 @@
-// Bounded simulation run inside npm test: SIM_SEEDS seeds (default 20) must hold every invariant,
+// Bounded simulation run inside npm test: SIM_SEEDS seeds (default 500) must hold every invariant,
 // and the same seed must give the same trace hash.
 import assert from "node:assert/strict";
 import { describe, it } from "../support/bdd.ts";
 import { runSeed } from "./driver.ts";
 
-const seeds = Number(process.env.SIM_SEEDS ?? 20);
+const seeds = Number(process.env.SIM_SEEDS ?? 500);
 
 describe("deterministic simulation", () => {
   it("same seed, same trace", async () => {
