@@ -81,9 +81,14 @@ export class SimNet {
     }
     const at = Math.max(p[dir], this.s.now + this.latency());
     p[dir] = at;
-    this.s.at(at - this.s.now, actor, () => {
-      if (p.up) fn();
-    });
+    this.s.at(
+      at - this.s.now,
+      actor,
+      () => {
+        if (p.up) fn();
+      },
+      true,
+    );
   }
 
   private toServer(p: Pipe, fn: () => void): void {
@@ -98,12 +103,17 @@ export class SimNet {
     // The FIN follows the bytes already sent.
     const at = Math.max(p.toClientAt, this.s.now + this.latency());
     p.toClientAt = at;
-    this.s.at(at - this.s.now, p.client, () => {
-      if (!p.up) return;
-      p.up = false;
-      this.pipes.delete(p);
-      p.clientClose();
-    });
+    this.s.at(
+      at - this.s.now,
+      p.client,
+      () => {
+        if (!p.up) return;
+        p.up = false;
+        this.pipes.delete(p);
+        p.clientClose();
+      },
+      true,
+    );
   }
 
   // --- faults ---
@@ -113,7 +123,7 @@ export class SimNet {
       if (p.client !== client || !p.up) continue;
       p.up = false;
       this.pipes.delete(p);
-      this.s.at(this.latency(), client, () => p.clientClose(new Error("read ECONNRESET")));
+      this.s.at(this.latency(), client, () => p.clientClose(new Error("read ECONNRESET")), true);
       this.s.at(this.latency(), "server", () => p.server?.onClose());
     }
   }

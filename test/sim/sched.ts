@@ -22,6 +22,7 @@ interface Ev {
   actor: string;
   fn: () => void;
   cancelled: boolean;
+  io: boolean;
 }
 
 export class Sched {
@@ -46,8 +47,8 @@ export class Sched {
     this.random = rng(seed);
   }
 
-  at(ms: number, actor: string, fn: () => void): Ev {
-    const ev: Ev = { at: this.now + Math.max(0, ms), seq: this.seq++, actor, fn, cancelled: false };
+  at(ms: number, actor: string, fn: () => void, io = false): Ev {
+    const ev: Ev = { at: this.now + Math.max(0, ms), seq: this.seq++, actor, fn, cancelled: false, io };
     const held = this.paused.get(actor);
     if (held) held.push(ev);
     else this.insert(ev);
@@ -71,8 +72,15 @@ export class Sched {
     const held = this.paused.get(actor);
     if (!held) return;
     this.paused.delete(actor);
-    for (const e of held) {
-      if (e.at < this.now) e.at = this.now;
+    // A resumed process is woken by its readable sockets: the I/O that piled up during the pause is
+    // read before its overdue timers run (Node's loop returns from epoll into the poll phase).
+    const due = (e: Ev): boolean => e.at <= this.now;
+    const order = [...held.filter((e) => due(e) && e.io), ...held.filter((e) => due(e) && !e.io), ...held.filter((e) => !due(e))];
+    for (const e of order) {
+      if (e.at < this.now) {
+        e.at = this.now;
+        e.seq = this.seq++;
+      }
       this.insert(e);
     }
   }
