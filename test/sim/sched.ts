@@ -5,6 +5,8 @@
 // client process holds its deliveries and timers and releases them when the pause ends.
 const real = { setTimeout, clearTimeout, setImmediate, perfNow: performance.now.bind(performance), dateNow: Date.now, random: Math.random };
 
+const timersFirst = process.env.SIM_PAUSE_ORDER === "timers-first";
+
 export function rng(seed: number): () => number {
   let a = seed >>> 0 || 0x9e3779b9;
   return () => {
@@ -75,7 +77,10 @@ export class Sched {
     // A resumed process is woken by its readable sockets: the I/O that piled up during the pause is
     // read before its overdue timers run (Node's loop returns from epoll into the poll phase).
     const due = (e: Ev): boolean => e.at <= this.now;
-    const order = [...held.filter((e) => due(e) && e.io), ...held.filter((e) => due(e) && !e.io), ...held.filter((e) => !due(e))];
+    // SIM_PAUSE_ORDER=timers-first models a loop blocked inside a timer callback instead: the other
+    // overdue timers run before the poll phase reads the sockets.
+    const ioFirst = !timersFirst;
+    const order = [...held.filter((e) => due(e) && e.io === ioFirst), ...held.filter((e) => due(e) && e.io !== ioFirst), ...held.filter((e) => !due(e))];
     for (const e of order) {
       if (e.at < this.now) {
         e.at = this.now;
