@@ -101,6 +101,8 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
           eventPending = false;
           s.at(100, "c1", armWhenUp);
         }
+        // Every process hears every change of /w, so a paused one has bytes piling up in its socket.
+        track(`${p.name} addWatch`, zk.addWatch("/w", 0, () => {}));
         const el = new LeaderElection(zk, "/election", { id: p.name, revokeOn });
         p.el = el;
         el.on("elected", () => {
@@ -166,10 +168,13 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
     const nFaults = 2 + Math.floor(s.random() * 4);
     for (let i = 0; i < nFaults; i++) {
       const at = 1000 + Math.floor(s.random() * (FAULT_END - 3000));
-      const who = `c${Math.floor(s.random() * 3)}`;
-      const kind = Math.floor(s.random() * 6);
+      const pick = `c${Math.floor(s.random() * 3)}`;
+      const atLeader = s.random() < 0.5;
+      const kind = Math.floor(s.random() * 7);
       const dur = 200 + Math.floor(s.random() * 2 * sessionTimeout);
       s.at(at, "net", () => {
+        // Half the faults hit whoever leads at that moment.
+        const who = (atLeader && procs.find((x) => x.el?.isLeader)?.name) || pick;
         trace(`fault ${kind} ${who} ${dur}`);
         const p = procs.find((x) => x.name === who)!;
         if (kind === 0) net.cut(who);
@@ -185,6 +190,12 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
         else if (kind === 5) {
           s.pause(who);
           s.at(dur, "net", () => s.resume(who));
+        } else if (kind === 6) {
+          // Paused while its network is cut off: on resume it reads only bytes from before the pause.
+          const pause = sessionTimeout + Math.floor(dur / 2);
+          s.pause(who);
+          s.at(sessionTimeout / 2, "net", () => net.blackhole(who, pause + sessionTimeout));
+          s.at(pause, "net", () => s.resume(who));
         }
       });
     }
