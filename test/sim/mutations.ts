@@ -1,0 +1,56 @@
+// Planted bugs for the mutation check, applied from the test side only (SIM_MUTATE=<name>): each
+// wraps a prototype method of the real code for one seed and is undone afterwards. src/ has no flags.
+import type { Connection } from "../../src/client/connection.ts";
+import { LeaderElection } from "../../src/recipes/leader-election.ts";
+import { Session } from "../../src/client/session.ts";
+
+type Proto = Record<string, (...a: unknown[]) => unknown>;
+
+export const MUTATIONS = ["no-revoke", "no-rewatch", "no-fail-on-cut", "stale-bytes", "no-ping"] as const;
+
+export function plantMutation(name: string, mods: { Connection: typeof Connection }): () => void {
+  if (!name) return () => {};
+  const patch = (proto: object, method: string, make: (orig: (...a: unknown[]) => unknown) => (...a: unknown[]) => unknown): (() => void) => {
+    const p = proto as Proto;
+    const orig = p[method];
+    if (typeof orig !== "function") throw new Error(`mutation ${name}: ${method} not found`);
+    p[method] = make(orig);
+    return () => {
+      p[method] = orig;
+    };
+  };
+  const C = mods.Connection.prototype;
+  switch (name) {
+    // The leader never steps down on its own: revoke() does nothing.
+    case "no-revoke":
+      return patch(LeaderElection.prototype, "revoke", () => function () {});
+    // Watches are not re-registered on reconnect: prime() skips the SetWatches batches.
+    case "no-rewatch":
+      return patch(Session.prototype, "prime", () =>
+        function (this: { queue: { release(f: (fr: Uint8Array, i: unknown) => void): void }; transmit(c: unknown, f: Uint8Array, i: unknown): void }, conn: unknown) {
+          this.queue.release((frame, inFlight) => this.transmit(conn, frame, inFlight));
+        },
+      );
+    // Requests in flight are not failed when the connection is cut.
+    case "no-fail-on-cut":
+      return patch(C, "close", (orig) =>
+        function (this: { inFlight: { drain(): unknown[] } }, ...a: unknown[]) {
+          this.inFlight.drain = () => [];
+          return orig.apply(this, a);
+        },
+      );
+    // Bytes read after a pause count as freshly heard (the stall check is gone).
+    case "stale-bytes":
+      return patch(C, "stalled", () => () => false);
+    // The ping timer is never re-armed after the first tick.
+    case "no-ping":
+      return patch(C, "onTick", (orig) =>
+        function (this: { schedule(): void; pingInterval: number }, ...a: unknown[]) {
+          this.pingInterval = Number.POSITIVE_INFINITY;
+          return orig.apply(this, a);
+        },
+      );
+    default:
+      throw new Error(`unknown SIM_MUTATE ${name}; one of ${MUTATIONS.join(", ")}`);
+  }
+}
