@@ -3,7 +3,7 @@
 # Curator for interop checks, openssl for TLS certificates). apt-get runs only when one is missing.
 set -euo pipefail
 
-PACKAGES=(zookeeper libzookeeper-java libcurator-recipes-java openssl)
+PACKAGES=(zookeeper libzookeeper-java libcurator-recipes-java openssl gnuplot-nox)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
