@@ -41,6 +41,7 @@ export interface PartitionedEnsemble extends ZkEnsemble {
   /** srvr Mode of each server (null when not serving), in id order. */
   modes(): Promise<(string | null)[]>;
   server(id: number): LocalServer;
+  leader(): Promise<LocalServer>;
 }
 
 const RUN = "/run/netns";
