@@ -31,6 +31,12 @@ const CROSS_RUNTIME = [
   "test/integration/recipes-process.test.ts",
   "test/integration/recipes-interop.test.ts",
   "test/integration/recipes-blackhole.test.ts",
+  "test/integration/hostile-badinput.test.ts",
+  "test/integration/hostile-edges.test.ts",
+  "test/integration/hostile-faults.test.ts",
+  "test/integration/hostile-garbage.test.ts",
+  "test/integration/hostile-mutating.test.ts",
+  "test/integration/hostile-restart.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -183,6 +189,11 @@ try {
       record("stress", stress, genericCounts(stress.out, stress.code));
     } else {
       console.log("[test-all] no test:stress script in package.json, stress run skipped");
+    }
+    // The soak's short version (npm run soak -- --minutes 30 is the long one): ~5.5 min.
+    if (pkg.scripts?.soak) {
+      const soak = await run("npm", ["run", "soak", "--", "--minutes", "3", "--warmup-seconds", "120"], env);
+      record("soak (3 min)", soak, genericCounts("", soak.code));
     }
   }
 } catch (err) {
