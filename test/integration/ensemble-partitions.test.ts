@@ -107,6 +107,35 @@ describe("partitions between servers (3 servers in network namespaces)", () => {
       ens!.heal();
     }
   }, 120_000);
+
+  it("one-way link (the leader's packets to a follower dropped): the follower leaves, the quorum serves", async () => {
+    const leader = await ens!.leader();
+    const [deaf, other] = ens!.servers.filter((s) => s !== leader);
+    const zk = await connectOn(other!, ens!.connectString);
+    try {
+      const path = uniqueRoot("oneway");
+      await zk.create(path, "before");
+      const t0 = Date.now();
+      ens!.dropOneWay(leader.id, deaf!.id);
+      await until("the deaf follower to stop serving", async () => (await deaf!.mode()) === null, 30_000);
+      const stopped = Date.now() - t0;
+      await zk.setData(path, "during");
+      const modes = await ens!.modes();
+      assert.equal(modes[leader.id - 1], "leader", "the leader kept its quorum");
+      ens!.heal();
+      await ens!.waitForQuorum();
+      const back = await ZooKeeper.connect(deaf!.connectString, { sessionTimeout: 10_000, connectTimeout: 30_000 });
+      const seen = text((await back.getData(path)).data);
+      await back.close();
+      assert.equal(seen, "during", "the healed follower caught up");
+      rows.push({ scenario: "one-way link leader → follower dropped", expected: "the follower stops serving; leader + other follower keep serving; after heal it catches up",
+        observed: `follower stopped serving after ${stopped} ms; write during the cut ok; leader unchanged; healed follower reads "${seen}"` });
+    } finally {
+      await zk.close();
+      ens!.heal();
+      await ens!.waitForQuorum();
+    }
+  }, 120_000);
 });
 
 describe("a LeaderElection leader on the minority side (5 servers, split 2 | 3)", () => {

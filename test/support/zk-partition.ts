@@ -5,11 +5,13 @@
 // on bridges. Quorum and election traffic (ports 2888/3888 on 10.99.0.x) crosses the hub, so
 //   partition([[1, 2], [3, 4, 5]])  puts each group on a bridge of its own (2 | 3),
 //   isolate(id)                     takes a server's veth down (packets vanish: a real partition),
-//   heal()                          puts every veth back on bridge 0, up.
+//   dropOneWay(from, to)            a blackhole route in `from`'s namespace: its packets to `to` vanish,
+//                                   `to`'s packets to it still arrive (a one-way link),
+//   heal()                          puts every veth back on bridge 0, up, and removes those routes.
 // Clients never cross the hub: for each server a forwarder process inside its namespace holds a
 // listening socket on 127.0.0.1:<clientPort> of OUR namespace (created here, passed over IPC) and
 // connects to the JVM on 127.0.0.1:<clientPort> inside its own, so client links stay up whatever
-// the hub does. One-way links are not possible this way (TCP over a bridge is both ways or none).
+// the hub does.
 //
 // Cleanup: close() kills JVMs and forwarders and deletes the namespaces; a process 'exit' hook and a
 // detached sh watchdog (it waits for our pid to go) delete them when the test process dies; and
@@ -37,6 +39,7 @@ export interface PartitionedEnsemble extends ZkEnsemble {
   /** Each group on its own bridge; servers in no group are isolated. */
   partition(groups: number[][]): void;
   isolate(...ids: number[]): void;
+  dropOneWay(from: number, to: number): void;
   heal(): void;
   /** srvr Mode of each server (null when not serving), in id order. */
   modes(): Promise<(string | null)[]>;
@@ -172,8 +175,13 @@ class Partitioned implements PartitionedEnsemble {
     for (const id of ids) ip("-n", this.#hub, "link", "set", `v${id}`, "down");
   }
 
+  dropOneWay(from: number, to: number): void {
+    ip("-n", this.#names[from]!, "route", "add", "blackhole", `10.99.0.${to}/32`);
+  }
+
   heal(): void {
     this.partition([this.servers.map((s) => s.id)]);
+    for (const s of this.servers) ip("-n", this.#names[s.id]!, "route", "flush", "type", "blackhole");
   }
 
   modes(): Promise<(string | null)[]> {
