@@ -270,7 +270,7 @@ async function main(): Promise<number> {
 /** Draws heap-after-GC and RSS per minute with gnuplot; false when gnuplot is missing. */
 function plot(csv: string, png: string, kbPerMin: number): boolean {
   const script = [
-    "set terminal png size 900,500",
+    "set terminal png size 900,500 noenhanced", // column names keep their underscores
     `set output '${png}'`,
     "set datafile separator ','",
     "set key autotitle columnhead left top",
