@@ -190,12 +190,6 @@ try {
     } else {
       console.log("[test-all] no test:stress script in package.json, stress run skipped");
     }
-    // The soak's short version (npm run soak -- --minutes 30 is the long one) after a 4-minute warm-up (two restarts in it)
-    // with the same faults: heap after GC climbs for the first ~5 minutes of a process, then is flat (~7.5 min).
-    if (pkg.scripts?.soak) {
-      const soak = await run("npm", ["run", "soak", "--", "--minutes", "3", "--warmup-seconds", "240"], env);
-      record("soak (3 min)", soak, genericCounts("", soak.code));
-    }
   }
 } catch (err) {
   console.error(`[test-all] ${err instanceof Error ? err.stack : err}`);
