@@ -4,7 +4,7 @@
 # quietly: one line, apt's output in a log file.
 set -euo pipefail
 
-PACKAGES=(zookeeper libzookeeper-java libcurator-recipes-java openssl python3-kazoo)
+PACKAGES=(zookeeper libzookeeper-java libcurator-recipes-java openssl python3-kazoo gnuplot-nox)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

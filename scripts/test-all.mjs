@@ -39,6 +39,12 @@ const CROSS_RUNTIME = [
   "test/integration/cli-shell.test.ts",
   "test/integration/cli-secure.test.ts",
   "test/integration/helpers-ops.test.ts",
+  "test/integration/hostile-badinput.test.ts",
+  "test/integration/hostile-edges.test.ts",
+  "test/integration/hostile-faults.test.ts",
+  "test/integration/hostile-garbage.test.ts",
+  "test/integration/hostile-mutating.test.ts",
+  "test/integration/hostile-restart.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -33,7 +33,7 @@ async function useDocker(line: ServerLine): Promise<boolean> {
   return ok;
 }
 
-function baseCfg(dir: string, clientPort: number, tickTime: number): Record<string, string> {
+export function baseCfg(dir: string, clientPort: number, tickTime: number): Record<string, string> {
   return {
     tickTime: String(tickTime),
     dataDir: join(dir, "data"),
