@@ -16,6 +16,7 @@ import { encodeRequest } from "../protocol/frame.ts";
 import type { JuteWriter } from "../protocol/jute.ts";
 import { Ops } from "../protocol/ops.ts";
 import type { Connection } from "./connection.ts";
+import { ZooKeeperError } from "./errors.ts";
 
 /** Which server line the connection reached: 3.4, 3.5 to 3.8 (not told apart), or 3.9 and later. */
 export type ServerGeneration = "3.4" | "3.5-3.8" | "3.9+";
@@ -112,6 +113,11 @@ export async function probeFeatures(conn: Connection, nextXid: () => number, wri
   let xid = nextXid();
   const config = await ask(conn, xid, OpCode.exists, encodeRequest(xid, OpCode.exists, Ops.exists.writeRequest, { path: "/zookeeper/config", watch: false }, writer));
   if (config === ErrorCode.NONODE) return featuresOf("3.4");
+  // A server with sessionRequireClientSASLAuth refuses every request of a session without SASL (and then
+  // closes the link): no probe, and no later request, can succeed on it.
+  if (config === ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH) {
+    throw new ZooKeeperError(config, "the server requires SASL authentication (sessionRequireClientSASLAuth) and this client has no sasl option");
+  }
   xid = nextXid();
   const removal = await ask(
     conn,

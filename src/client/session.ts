@@ -277,7 +277,8 @@ export class Session {
     const relativeZxid = this.lastZxid; // the probes' replies move lastZxid; catch-up is relative to before
     try {
       this.features = await probeFeatures(conn, () => this.nextXid(), this.writer);
-    } catch {
+    } catch (e) {
+      if (e instanceof ZooKeeperError) this.finish("authFailed", e.code, e.message);
       throw new Error("connection lost while priming");
     }
     if (conn.closed || this.terminal) throw new Error("connection lost while priming");
