@@ -1,6 +1,7 @@
 // The Curator LeaderLatch participant (5.4.0, or 5.7.1 with ZK_CURATOR=5.7.1) against a real server: it elects exactly
 // one, fails over after kill -9, and its stamps line up with this process's clock.
 import assert from "node:assert/strict";
+import console from "node:console";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { compileParticipant, curatorLine, killAllParticipants, startParticipant, type JavaParticipant } from "./java-participant.ts";
