@@ -257,10 +257,20 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
 /** Every stamped event of a member on our clock: its lines plus the test's marks. */
 export function timedEvents(m: Member): TimedEvent[] {
   const out: TimedEvent[] = [...m.marks];
+  // A stopped process writes nothing: a line that reached us between a stop mark and the next cont was
+  // written before that stop, whatever its clock-mapped stamp says (the mapping is only ± clockErrorNs).
+  const stops: { stop: bigint; cont: bigint }[] = [];
+  for (const [i, mark] of m.marks.entries()) {
+    if (mark.kind !== "stop") continue;
+    const cont = m.marks.slice(i + 1).find((x) => x.kind === "cont");
+    stops.push({ stop: mark.ns, cont: cont?.ns ?? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n });
+  }
   for (const l of m.c.p.lines) {
     if (l.kind !== "ELECTED" && l.kind !== "REVOKED" && l.kind !== "EXPIRED" && l.kind !== "WORK") continue;
-    const ns = localNs(m.c.p, l);
-    if (ns !== null) out.push({ kind: l.kind, ns, detail: l.kind === "REVOKED" ? l.args[2] : undefined });
+    let ns = localNs(m.c.p, l);
+    if (ns === null) continue;
+    for (const w of stops) if (l.receivedNs < w.cont && ns >= w.stop) ns = w.stop - 1n;
+    out.push({ kind: l.kind, ns, detail: l.kind === "REVOKED" ? l.args[2] : undefined });
   }
   return out;
 }
