@@ -3,20 +3,11 @@
 // Math.random for the duration of one seed (test code only; restored afterwards). Every event has
 // an owner ("actor"): timers inherit the actor that was running when they were set, so pausing a
 // client process holds its deliveries and timers and releases them when the pause ends.
+import { rng } from "../support/prng.ts";
 const real = { setTimeout, clearTimeout, setImmediate, perfNow: performance.now.bind(performance), dateNow: Date.now, random: Math.random };
 
 const timersFirst = process.env.SIM_PAUSE_ORDER === "timers-first";
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Ev {
   at: number;

@@ -7,6 +7,7 @@ import type { ParticipantLine, Runtime } from "./participant-process.ts";
 import type { ZkServer } from "./zk-types.ts";
 import { localNs, spawnChaos, type ChaosParticipant } from "./chaos-launcher.ts";
 import type { TimedEvent } from "./chaos-history.ts";
+import { rng } from "./prng.ts";
 
 export type ActionKind = "resign" | "close" | "kill" | "stop" | "server";
 
@@ -54,20 +55,9 @@ export interface ChaosRecord {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const now = (): bigint => process.hrtime.bigint();
 
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed with its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
-  const rnd = prng(cfg.seed);
+  const rnd = rng(cfg.seed);
   const log = cfg.log ?? (() => {});
   const members: Member[] = [];
   const live = new Set<Member>();

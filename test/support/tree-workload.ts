@@ -4,23 +4,13 @@
 import type { ZooKeeper } from "../../src/index.ts";
 import { isZooKeeperError } from "../../src/index.ts";
 import type { CachedNode, TreeCache } from "../../src/recipes/index.ts";
+import { rng } from "./prng.ts";
 
 export type Tree = Map<string, string>;
 
 const hex = (d: Uint8Array | null): string => (d === null ? "null" : Buffer.from(d).toString("hex"));
 const key = (n: CachedNode): string => `${hex(n.data)}@${n.stat.mzxid}`;
 
-/** A small deterministic PRNG (mulberry32), so a failing run can be repeated by its seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Reads the tree under `root` (the root included) with a sync first. */
 export async function freshRead(zk: ZooKeeper, root: string): Promise<Tree> {
