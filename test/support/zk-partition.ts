@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { localInstall } from "./zk-install.ts";
 import { LocalServer } from "./zk-local.ts";
 import { freePorts } from "./zk-ports.ts";
-import { baseCfg } from "./zk-server.ts";
+import { ensembleCfg } from "./zk-server.ts";
 import type { ZkEnsemble } from "./zk-types.ts";
 
 export interface PartitionOptions {
@@ -259,15 +259,7 @@ export async function startPartitionedEnsemble(opts: PartitionOptions = {}): Pro
       const java = join(dir, "java-in-netns");
       writeFileSync(java, `#!/bin/sh\nexec nsenter --net=${RUN}/${ns} -- ${install.java} "$@"\n`);
       chmodSync(java, 0o755);
-      const zooCfg = {
-        ...baseCfg(dir, clientPort, opts.tickTime ?? 500),
-        initLimit: "20",
-        syncLimit: "6",
-        maxSessionTimeout: "40000",
-        ...(opts.readOnly ? { localSessionsEnabled: "true", localSessionsUpgradingEnabled: "true" } : {}),
-        ...peers,
-        ...opts.config,
-      };
+      const zooCfg = ensembleCfg(dir, clientPort, peers, opts);
       servers.push(new LocalServer({
         id, dir, clientPort, extraPorts: [], zooCfg, myid: true, files: {}, jvmArgs: [], classpath: [], startTimeoutMs: 60_000,
       }, { ...install, java }));

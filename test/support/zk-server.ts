@@ -46,6 +46,25 @@ export function baseCfg(dir: string, clientPort: number, tickTime: number): Reco
   };
 }
 
+/** zoo.cfg of one ensemble member: the base keys, quorum limits, read-only support, the peers, extras. */
+export function ensembleCfg(
+  dir: string,
+  clientPort: number,
+  peers: Record<string, string>,
+  opts: { tickTime?: number; readOnly?: boolean; config?: Record<string, string> },
+): Record<string, string> {
+  return {
+    ...baseCfg(dir, clientPort, opts.tickTime ?? 500),
+    initLimit: "20",
+    syncLimit: "6",
+    maxSessionTimeout: "40000",
+    // A read-only server refuses global sessions; local sessions let it serve read-only clients.
+    ...(opts.readOnly ? { localSessionsEnabled: "true", localSessionsUpgradingEnabled: "true" } : {}),
+    ...peers,
+    ...opts.config,
+  };
+}
+
 const JVM_FLAGS_DOCKER = ["-Dzookeeper.extendedTypesEnabled=true", "-Dznode.container.checkIntervalMs=1000", "-Dreadonlymode.enabled=true"];
 
 export async function startStandalone(opts: ServerOptions = {}): Promise<ZkServer> {
@@ -83,16 +102,7 @@ export async function startEnsemble(opts: EnsembleOptions = {}): Promise<ZkEnsem
     const servers = Array.from({ length: size }, (_, i) => {
       const [clientPort, , , ...extraPorts] = mine(i);
       const dir = mkdtempSync(join(tmpdir(), `zk-ts-${i + 1}-`));
-      const zooCfg = {
-        ...baseCfg(dir, clientPort, opts.tickTime ?? 500),
-        initLimit: "20",
-        syncLimit: "6",
-        maxSessionTimeout: "40000",
-        // A read-only server refuses global sessions; local sessions let it serve read-only clients.
-        ...(opts.readOnly ? { localSessionsEnabled: "true", localSessionsUpgradingEnabled: "true" } : {}),
-        ...peers,
-        ...opts.config,
-      };
+      const zooCfg = ensembleCfg(dir, clientPort, peers, opts);
       return new LocalServer({
         id: i + 1, dir, clientPort, extraPorts, zooCfg, myid: true, files: opts.files ?? {},
         jvmArgs: opts.jvmArgs ?? [], classpath: opts.classpath ?? [], startTimeoutMs: opts.startTimeoutMs ?? 60_000,
