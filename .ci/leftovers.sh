@@ -22,7 +22,11 @@ for _ in $(seq 1 10); do
   [ -z "$left" ] && { echo "[ci] no process of this run is left"; exit 0; }
   sleep 1
 done
+# Only what is still alive now counts: a pid listed a moment ago may have exited meanwhile.
+alive=""
+for pid in $(mine); do [ -r "/proc/$pid/cmdline" ] && alive="$alive $pid"; done
+[ -z "$alive" ] && { echo "[ci] no process of this run is left"; exit 0; }
 echo "[ci] FAILED: processes started by this run are still running after it:" >&2
-for pid in $left; do echo "[ci]   $pid $(tr '\0' ' ' < /proc/$pid/cmdline 2>/dev/null | cut -c1-200)" >&2; done
-for pid in $left; do kill -CONT "$pid" 2>/dev/null; kill -9 "$pid" 2>/dev/null; done
+for pid in $alive; do echo "[ci]   $pid $(tr '\0' ' ' < /proc/$pid/cmdline 2>/dev/null | cut -c1-200)" >&2; done
+for pid in $alive; do kill -CONT "$pid" 2>/dev/null; kill -9 "$pid" 2>/dev/null; done
 exit 1
