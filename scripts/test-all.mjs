@@ -235,10 +235,11 @@ try {
 }
 
 const pad = (s, n) => String(s).padEnd(n);
-console.log("\n" + [pad("runtime", 16), pad("passed", 8), pad("failed", 8), pad("skipped", 9), pad("seconds", 9), "status"].join(""));
+const width = Math.max(16, ...rows.map((r) => r.runtime.length + 2)); // "node, curator 5.7.1" ran into its counts
+console.log("\n" + [pad("runtime", width), pad("passed", 8), pad("failed", 8), pad("skipped", 9), pad("seconds", 9), "status"].join(""));
 for (const r of rows) {
   const status = r.ok ? "ok" : r.passed + r.failed === 0 ? `FAIL (no tests ran, exit ${r.code})` : `FAIL (exit ${r.code})`;
-  console.log([pad(r.runtime, 16), pad(r.passed, 8), pad(r.failed, 8), pad(r.skipped ?? "", 9), pad(r.seconds.toFixed(1), 9), status].join(""));
+  console.log([pad(r.runtime, width), pad(r.passed, 8), pad(r.failed, 8), pad(r.skipped ?? "", 9), pad(r.seconds.toFixed(1), 9), status].join(""));
 }
 const passed = rows.reduce((n, r) => n + r.passed, 0);
 const failed = rows.reduce((n, r) => n + r.failed, 0);
