@@ -2,11 +2,8 @@
 // signal's reason; a request still waiting for a connection is never sent, and a watcher the call was
 // to register is not registered when the (late) reply arrives. A request already on the wire may still
 // apply on the server: an abort only stops us waiting for its answer.
-import { OpCode, WatcherType } from "../protocol/constants.ts";
-import { Ops } from "../protocol/ops.ts";
 import { badArguments } from "./errors.ts";
 import type { Request } from "./request.ts";
-import type { WatchRegistry } from "./watches.ts";
 
 /** The last, optional argument of every operation. */
 export interface CallOptions {
@@ -76,11 +73,4 @@ export function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): P
       (e: unknown) => (signal.removeEventListener("abort", onAbort), reject(e)),
     );
   });
-}
-
-/** After an abandoned addWatch succeeded: the server's watch has no listener; drop it unless another needs it. */
-export function dropUnwatched(watches: WatchRegistry, submit: (req: Request<void>) => Promise<void>, path: string, serverPath: string): void {
-  if (watches.needsServerTable("data", serverPath) || watches.needsServerTable("child", serverPath)) return;
-  const write: Request<void>["write"] = (w) => Ops.removeWatches.writeRequest(w, { path: serverPath, type: WatcherType.Any });
-  submit({ opcode: OpCode.removeWatches, op: "addWatch", path, write }).catch(() => {});
 }

@@ -5,11 +5,10 @@ import type { MultiOp } from "../protocol/multi.ts";
 import { Ops } from "../protocol/ops.ts";
 import { addChroot } from "../protocol/path.ts";
 import type { Stat } from "../protocol/records.ts";
+import type { Caller } from "./call.ts";
 import { badArguments } from "./errors.ts";
-import type { Request } from "./request.ts";
 import type { Watcher } from "./types.ts";
 import { checkPath } from "./validate.ts";
-import type { WatchRegistry } from "./watches.ts";
 
 /** A read inside multiRead: built by ReadOp.getData / ReadOp.getChildren. */
 export type ReadOp =
@@ -99,31 +98,19 @@ export interface ReconfigOptions {
   fromConfig?: bigint;
 }
 
-export interface ConfigContext {
-  chroot: string;
-  watches: WatchRegistry;
-  request<T>(req: Request<T>): Promise<T>;
-}
-
 export const CONFIG_NODE = "/zookeeper/config";
 
-export async function multiRead(ctx: ConfigContext, ops: readonly ReadOp[]): Promise<ReadResult[]> {
+export async function multiRead(c: Caller, ops: readonly ReadOp[], signal: AbortSignal | undefined): Promise<ReadResult[]> {
   if (!Array.isArray(ops)) throw badArguments("multiRead takes an array of ReadOp.getData/getChildren", "multiRead");
   const encoded = ops.map((op): MultiOp => {
     if (op === null || typeof op !== "object" || (op.type !== "getData" && op.type !== "getChildren")) {
       throw badArguments("multiRead ops must come from ReadOp.getData/getChildren", "multiRead");
     }
-    const path = addChroot(ctx.chroot, checkPath("multiRead", op.path));
+    const path = addChroot(c.chroot, checkPath("multiRead", op.path));
     return { type: op.type === "getData" ? OpCode.getData : OpCode.getChildren, request: { path, watch: false } };
   });
   if (encoded.length === 0) return [];
-  const res = await ctx.request({
-    opcode: OpCode.multiRead,
-    op: "multiRead",
-    write: (w) => Ops.multiRead.writeRequest(w, { ops: encoded }),
-    decode: Ops.multiRead.readResponse,
-    needs: { features: ["multiRead"], what: "multiRead" },
-  });
+  const res = await c.call(Ops.multiRead, { ops: encoded }, { op: "multiRead", needs: { features: ["multiRead"], what: "multiRead" }, signal });
   return res.results.map((r): ReadResult => {
     switch (r.type) {
       case OpCode.getData:
@@ -139,23 +126,22 @@ export async function multiRead(ctx: ConfigContext, ops: readonly ReadOp[]): Pro
 }
 
 /** Reads /zookeeper/config (outside any chroot); `watcher` sees the next change of the config. */
-export async function getConfig(ctx: ConfigContext, watcher: Watcher | undefined): Promise<ZooKeeperConfig> {
+export async function getConfig(c: Caller, watcher: Watcher | undefined, signal: AbortSignal | undefined): Promise<ZooKeeperConfig> {
   if (watcher !== undefined && typeof watcher !== "function") throw badArguments("watcher must be a function", "getConfig", CONFIG_NODE);
-  const res = await ctx.request({
-    opcode: OpCode.getData,
+  // The config node lies outside any chroot: its path goes to the server as it is.
+  const res = await c.call(Ops.getData, { path: CONFIG_NODE, watch: watcher !== undefined }, {
     op: "getConfig",
     path: CONFIG_NODE,
-    write: (w) => Ops.getData.writeRequest(w, { path: CONFIG_NODE, watch: watcher !== undefined }),
-    decode: Ops.getData.readResponse,
-    onReply: (err) => {
-      if (err === ErrorCode.OK && watcher) ctx.watches.add("data", CONFIG_NODE, watcher);
-    },
+    absolute: true,
+    watcher,
+    watchAs: "data",
     needs: { features: ["reconfig"], what: "getConfig" },
+    signal,
   });
   return parseConfig(res.data, res.stat);
 }
 
-export async function reconfig(ctx: ConfigContext, o: ReconfigOptions): Promise<ZooKeeperConfig> {
+export async function reconfig(c: Caller, o: ReconfigOptions, signal: AbortSignal | undefined): Promise<ZooKeeperConfig> {
   if (o === null || typeof o !== "object") throw badArguments("reconfig takes { joining, leaving, newMembers, fromConfig }", "reconfig");
   const list = (name: string, v: unknown): string | null => {
     if (v === undefined || v === null) return null;
@@ -168,13 +154,8 @@ export async function reconfig(ctx: ConfigContext, o: ReconfigOptions): Promise<
   const newMembers = list("newMembers", o.newMembers);
   if (newMembers !== null && (joining !== null || leaving !== null)) throw badArguments("newMembers cannot be combined with joining/leaving", "reconfig");
   if (o.fromConfig !== undefined && typeof o.fromConfig !== "bigint") throw badArguments("fromConfig must be a bigint", "reconfig");
-  const res = await ctx.request({
-    opcode: OpCode.reconfig,
-    op: "reconfig",
-    write: (w) => Ops.reconfig.writeRequest(w, { joiningServers: joining, leavingServers: leaving, newMembers, curConfigId: o.fromConfig ?? -1n }),
-    decode: Ops.reconfig.readResponse,
-    needs: { features: ["reconfig"], what: "reconfig" },
-  });
+  const body = { joiningServers: joining, leavingServers: leaving, newMembers, curConfigId: o.fromConfig ?? -1n };
+  const res = await c.call(Ops.reconfig, body, { op: "reconfig", needs: { features: ["reconfig"], what: "reconfig" }, signal });
   return parseConfig(res.data, res.stat);
 }
 

@@ -1,6 +1,8 @@
 export { ZooKeeper } from "./zookeeper.ts";
 export type { ZooKeeperEvents } from "./zookeeper.ts";
 export { ZooKeeperError, isZooKeeperError } from "./errors.ts";
+export { emitIsolated } from "./listeners.ts";
+export type { ListenerError, ListenerErrorSink } from "./listeners.ts";
 export { Op } from "./op.ts";
 export { Transaction } from "./transaction.ts";
 export { Ids, digestId } from "./acl.ts";

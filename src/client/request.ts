@@ -12,7 +12,10 @@ export interface Request<T> {
   /** Name and client path for error messages. */
   op: string;
   path?: string;
-  write?: (w: JuteWriter) => void;
+  /** Writes the body (`body` is handed to it, so an `Ops` table codec needs no closure per request). */
+  write?(w: JuteWriter, body: unknown): void;
+  /** The request record `write` encodes. */
+  body?: unknown;
   decode?: (r: JuteReader) => T;
   /** Runs in the receive path with the reply's error code, before the promise settles. */
   onReply?: (err: number) => void;
@@ -26,7 +29,7 @@ export interface Request<T> {
 export function encodeUserRequest<T>(req: Request<T>, writer: JuteWriter, maxBufferSize: number): Uint8Array {
   let frame: Uint8Array;
   try {
-    frame = encodeRequest(0, req.opcode, req.write, undefined, writer);
+    frame = encodeRequest(0, req.opcode, req.write, req.body, writer);
   } catch (e) {
     throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `cannot encode request: ${(e as Error).message}`, { op: req.op, path: req.path });
   }

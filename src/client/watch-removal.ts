@@ -2,48 +2,43 @@
 // ChildWatchRemoved, PersistentWatchRemoved), and ask the server to drop its watch only when no
 // other local watcher still needs that server table for the path (the server keeps one watch per
 // connection and path, not one per watcher).
-import { ErrorCode, EventType, KeeperState, OpCode, WatcherType } from "../protocol/constants.ts";
+import { ErrorCode, EventType, KeeperState, WatcherType } from "../protocol/constants.ts";
 import { Ops } from "../protocol/ops.ts";
+import type { Caller } from "./call.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { type ServerFeatures, unsupported } from "./features.ts";
-import type { Request } from "./request.ts";
 import type { WatchedEvent, Watcher } from "./types.ts";
 import type { WatchKind, WatchRegistry } from "./watches.ts";
 
 export interface RemovalContext {
-  watches: WatchRegistry;
+  calls: Caller;
   deliver(watchers: Iterable<Watcher>, event: WatchedEvent): void;
-  request(req: Request<void>): Promise<void>;
-  features(): ServerFeatures;
+  features: ServerFeatures;
+  signal: AbortSignal | undefined;
 }
 
-export async function removeWatchers(
-  ctx: RemovalContext,
-  op: string,
-  path: string,
-  serverPath: string,
-  type: number,
-  watcher: Watcher | undefined,
-): Promise<void> {
+export async function removeWatchers(ctx: RemovalContext, op: string, path: string, type: number, watcher: Watcher | undefined): Promise<void> {
+  const serverPath = ctx.calls.server(path);
+  const watches = ctx.calls.watches;
   const kinds = kindsFor(op, path, type);
   // Refused before anything changes locally: 3.4 has no removeWatches (it would drop the link).
-  const why = unsupported(ctx.features(), NEEDS);
+  const why = unsupported(ctx.features, NEEDS);
   if (why !== null) throw new ZooKeeperError(ErrorCode.UNIMPLEMENTED, why.replace("removeWatches", op), { op, path });
   const removed: [Watcher, EventType][] = [];
   const gone = new Set<WatchKind>();
   for (const kind of kinds) {
-    for (const w of ctx.watches.remove(kind, serverPath, watcher)) {
+    for (const w of watches.remove(kind, serverPath, watcher)) {
       removed.push([w, kind === "child" ? EventType.ChildWatchRemoved : kind === "data" || kind === "exist" ? EventType.DataWatchRemoved : EventType.PersistentWatchRemoved]);
       gone.add(kind);
     }
   }
   if (removed.length === 0) throw new ZooKeeperError(ErrorCode.NOWATCHER, "no such watcher is registered", { op, path });
   for (const [w, evType] of removed) ctx.deliver([w], { type: evType, state: KeeperState.SyncConnected, path, zxid: undefined });
-  const v39 = ctx.features().persistentRemovalTypes;
-  const types = v39 ? typesFor39(ctx.watches, serverPath, gone) : typesBefore39(ctx.watches, serverPath, gone);
+  const v39 = ctx.features.persistentRemovalTypes;
+  const types = v39 ? typesFor39(watches, serverPath, gone) : typesBefore39(watches, serverPath, gone);
   // Before 3.9 one Data/Any request stands for a persistent watch too.
   const persistentGone = gone.has("persistent") || gone.has("persistentRecursive");
-  await Promise.all(types.map((t) => removeOnServer(ctx, op, path, serverPath, t, v39 ? t === WatcherType.Persistent || t === WatcherType.PersistentRecursive : persistentGone)));
+  await Promise.all(types.map((t) => removeOnServer(ctx, op, path, t, v39 ? t === WatcherType.Persistent || t === WatcherType.PersistentRecursive : persistentGone)));
 }
 
 const NEEDS = { features: ["removeWatches"], what: "removeWatches" } as const;
@@ -68,9 +63,9 @@ function typesBefore39(watches: WatchRegistry, serverPath: string, gone: Set<Wat
   return [dropData && dropChild ? WatcherType.Any : dropData ? WatcherType.Data : WatcherType.Children];
 }
 
-async function removeOnServer(ctx: RemovalContext, op: string, path: string, serverPath: string, type: number, persistent: boolean): Promise<void> {
+async function removeOnServer(ctx: RemovalContext, op: string, path: string, type: number, persistent: boolean): Promise<void> {
   try {
-    await ctx.request({ opcode: OpCode.removeWatches, op, path, write: (w) => Ops.removeWatches.writeRequest(w, { path: serverPath, type }), needs: NEEDS });
+    await ctx.calls.call(Ops.removeWatches, { path, type }, { op, path, needs: NEEDS, signal: ctx.signal });
   } catch (e) {
     if (!(e instanceof ZooKeeperError && e.code === ErrorCode.NOWATCHER)) throw e;
     // A one-shot watch may have fired (and so left the server) while this request was under way.

@@ -1,38 +1,42 @@
-// The public client (README "Using the client"; reference: `npm run docs`): validates arguments, maps client paths
-// to server paths, builds requests for the session and registers watches when replies arrive.
+// The public client (README "Using the client"; reference: `npm run docs`): each operation checks its arguments,
+// then takes the one path of call.ts (op table codecs, chroot mapping, watches registered with their replies).
 import { EventEmitter } from "node:events";
-import { AddWatchMode, CreateMode, ErrorCode, EventType, type KeeperState, OpCode, WatcherType } from "../protocol/constants.ts";
+import { AddWatchMode, CreateMode, ErrorCode, EventType, type KeeperState, WatcherType } from "../protocol/constants.ts";
 import { parseConnectString } from "../protocol/connect-string.ts";
 import { ProtocolError } from "../protocol/errors.ts";
 import { DEFAULT_MAX_BUFFER } from "../protocol/jute.ts";
 import { Ops } from "../protocol/ops.ts";
-import { addChroot, stripChroot } from "../protocol/path.ts";
+import { stripChroot } from "../protocol/path.ts";
 import type { ACL, Stat } from "../protocol/records.ts";
-import { type CallOptions, dropUnwatched, raceSignal, signalOf, submitAbortable } from "./abort.ts";
+import { type CallOptions, raceSignal, signalOf } from "./abort.ts";
 import { Ids } from "./acl.ts";
+import { Caller, clientPaths, createNode, ephemeralsPrefix, identities, need, persistentKind } from "./call.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { fourLetterWord } from "./four-letter.ts";
-import { createWithParents, deleteTree } from "./helpers.ts";
+import { deleteTree } from "./helpers.ts";
 import { Op, decodeResults, encodeOp, multiNeeds } from "./op.ts";
-import { type ConfigContext, type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
-import type { Needs, ServerFeatures } from "./features.ts";
-import { type Request, Session } from "./session.ts";
+import { type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
+import type { ServerFeatures } from "./features.ts";
+import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "./listeners.ts";
+import { Session } from "./session.ts";
 import { saslFactory } from "./sasl-exchange.ts";
 import { Transaction } from "./transaction.ts";
 import { dialSocket, type Dialer } from "./transport.ts";
 import type { Clock } from "./clock.ts";
 import type { ConnectOptions, CreateOptions, Data, Logger, OpResult, SessionState, WatchedEvent, Watcher } from "./types.ts";
-import { checkAcl, checkCreateMode, checkPath, checkVersion, checkWatcher, toBytes } from "./validate.ts";
+import { checkAcl, checkPath, checkVersion, checkWatcher, toBytes } from "./validate.ts";
 import { watchIterator } from "./watch-iterator.ts";
-import { removeWatchers } from "./watch-removal.ts";
-import { type WatchKind, WatchRegistry } from "./watches.ts";
+import { type RemovalContext, removeWatchers } from "./watch-removal.ts";
+import { WatchRegistry } from "./watches.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** Events of a ZooKeeper client: `"state"` with each new `SessionState`. */
+/** Events of a ZooKeeper client: `"state"` with each new `SessionState`; `"listenerError"` (README "Listener errors"). */
 export interface ZooKeeperEvents {
   /** The session moved to a new state. */
   state: [state: SessionState];
+  /** A listener or watcher (of this client or of a recipe built on it) threw; the others still ran. */
+  listenerError: [info: ListenerError];
 }
 
 export interface InternalOptions extends ConnectOptions {
@@ -173,49 +177,22 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
 
   // --- plumbing ---
 
-  private emitSafely(state: SessionState): void {
-    try {
-      this.emit("state", state);
-    } catch (e) {
-      this.log.error(`zookeeper: a "state" listener threw: ${(e as Error).message}`);
-    }
+  // A throwing "state" listener or watcher is reported (reportListenerError); the others still run.
+  private readonly emitSafely = (state: SessionState): void => void emitIsolated(this, this, "ZooKeeper", "state", state);
+  private readonly deliver = (watchers: Iterable<Watcher>, event: WatchedEvent): void => deliverIsolated(this, watchers, event);
+
+  /**
+   * Reports what a listener threw by the one policy of the client and the recipes (README "Listener errors"): logged
+   * at error level through `logger` and emitted as `"listenerError"`; with neither, console.error. Never throws.
+   */
+  reportListenerError(info: ListenerError): void {
+    reportListenerError(this, this.log === silent ? null : this.log, info);
   }
 
-  /** Watchers run after the current reply's callbacks, each isolated from the others' exceptions. */
-  private deliver(watchers: Iterable<Watcher>, event: WatchedEvent): void {
-    const list = [...watchers];
-    if (list.length === 0) return;
-    queueMicrotask(() => {
-      for (const w of list) {
-        try {
-          w(event);
-        } catch (e) {
-          this.log.error(`zookeeper: a watcher threw: ${(e as Error).message}`);
-        }
-      }
-    });
-  }
-
-  private server(path: string): string {
-    return addChroot(this.chroot, path);
-  }
-
-  private client(path: string): string {
-    return stripChroot(this.chroot, path);
-  }
-
-  /** Every request goes here; `signal` (validated by signalOf) can abandon it (abort.ts). */
-  private request<T>(req: Request<T>, signal?: AbortSignal, abandonedReply?: (err: number) => void): Promise<T> {
-    return submitAbortable((r) => this.session.submit(r), req, signal, abandonedReply);
-  }
-
-  private watchOnReply(path: string, watcher: Watcher | undefined, onOk: WatchKind, onNoNode?: WatchKind): ((err: number) => void) | undefined {
-    if (!watcher) return undefined;
-    const serverPath = this.server(path);
-    return (err) => {
-      if (err === ErrorCode.OK) this.watches.add(onOk, serverPath, watcher);
-      else if (err === ErrorCode.NONODE && onNoNode) this.watches.add(onNoNode, serverPath, watcher);
-    };
+  private caller?: Caller;
+  /** Every operation goes through `calls.call` (call.ts); made on first use, once the session exists. */
+  private get calls(): Caller {
+    return (this.caller ??= new Caller(this.chroot, this.watches, (req) => this.session.submit(req)));
   }
 
   // --- operations ---
@@ -225,41 +202,19 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
    * NONODE (no parent), NOCHILDRENFOREPHEMERALS, NOAUTH, INVALIDACL. CONTAINER and TTL modes need 3.5.3+.
    */
   async create(path: string, data?: Data, options: CreateOptions = {}): Promise<string> {
-    return (await this.doCreate("create", path, data, options, false)).path;
+    return (await createNode(this.calls, this, "create", path, data, options, false)).path;
   }
 
   /** Like `create`, and also resolves with the new node's Stat (server 3.5+). */
   createWithStat(path: string, data?: Data, options: CreateOptions = {}): Promise<{ path: string; stat: Stat }> {
-    return this.doCreate("createWithStat", path, data, options, true) as Promise<{ path: string; stat: Stat }>;
-  }
-
-  private async doCreate(op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: boolean): Promise<{ path: string; stat?: Stat }> {
-    const o = options ?? {};
-    const { mode, ttl, sequential } = checkCreateMode(op, path, o.mode, o.ttl);
-    checkPath(op, path, sequential);
-    const signal = signalOf(op, path, o);
-    const acl = checkAcl(op, path, o.acl ?? Ids.OPEN_ACL_UNSAFE);
-    if (o.createParents === true) return createWithParents(this, path, acl, signal, () => this.doCreate(op, path, data, { ...o, createParents: false }, withStat));
-    const body = { path: this.server(path), data: toBytes(op, path, data), acl, flags: mode };
-    if (ttl !== undefined) {
-      const r = await this.request({ opcode: OpCode.createTTL, op, path, needs: need(["ttl"], `${op} of a TTL node`), write: (w) => Ops.createTTL.writeRequest(w, { ...body, ttl: BigInt(ttl) }), decode: Ops.createTTL.readResponse }, signal);
-      return { path: this.client(r.path), stat: r.stat };
-    }
-    if (mode === CreateMode.CONTAINER || withStat) {
-      const spec = mode === CreateMode.CONTAINER ? Ops.createContainer : Ops.create2;
-      const needs = mode === CreateMode.CONTAINER ? need(["containers"], `${op} of a container`) : need(["createWithStat"], op);
-      const r = await this.request({ opcode: spec.code, op, path, needs, write: (w) => spec.writeRequest(w, body), decode: spec.readResponse }, signal);
-      return { path: this.client(r.path), stat: r.stat };
-    }
-    const created = await this.request({ opcode: OpCode.create, op, path, write: (w) => Ops.create.writeRequest(w, body), decode: Ops.create.readResponse }, signal);
-    return { path: this.client(created) };
+    return createNode(this.calls, this, "createWithStat", path, data, options, true) as Promise<{ path: string; stat: Stat }>;
   }
 
   /** Deletes a node (with `version`: only at that version). Server codes: NONODE, BADVERSION, NOTEMPTY, NOAUTH. */
   async delete(path: string, version?: number, options?: CallOptions): Promise<void> {
     checkPath("delete", path);
     const v = checkVersion("delete", path, version);
-    await this.request<void>({ opcode: OpCode.delete, op: "delete", path, write: (w) => Ops.delete.writeRequest(w, { path: this.server(path), version: v }) }, signalOf("delete", path, options));
+    await this.calls.call(Ops.delete, { path, version: v }, { op: "delete", path, signal: signalOf("delete", path, options) });
   }
 
   /**
@@ -276,15 +231,8 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     checkPath("exists", path);
     const w = checkWatcher("exists", path, watcher);
     try {
-      return await this.request({
-        opcode: OpCode.exists,
-        op: "exists",
-        path,
-        write: (x) => Ops.exists.writeRequest(x, { path: this.server(path), watch: w !== undefined }),
-        decode: Ops.exists.readResponse,
-        // A missing node still leaves a server-side watch: it fires NodeCreated.
-        onReply: this.watchOnReply(path, w, "data", "exist"),
-      }, signalOf("exists", path, options));
+      // A missing node still leaves a server-side watch: it fires NodeCreated.
+      return await this.calls.call(Ops.exists, { path, watch: w !== undefined }, { op: "exists", path, watcher: w, watchAs: "data", watchAsIfNoNode: "exist", signal: signalOf("exists", path, options) });
     } catch (e) {
       if (e instanceof ZooKeeperError && e.code === ErrorCode.NONODE) return null;
       throw e;
@@ -295,18 +243,13 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
    * A node's data and Stat; `watcher` fires once on NodeDataChanged or NodeDeleted. Server codes: NONODE, NOAUTH.
    */
   getData(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ data: Uint8Array | null; stat: Stat }> {
-    return this.guard(() => {
+    try {
       checkPath("getData", path);
       const w = checkWatcher("getData", path, watcher);
-      return this.request({
-        opcode: OpCode.getData,
-        op: "getData",
-        path,
-        write: (x) => Ops.getData.writeRequest(x, { path: this.server(path), watch: w !== undefined }),
-        decode: Ops.getData.readResponse,
-        onReply: this.watchOnReply(path, w, "data"),
-      }, signalOf("getData", path, options));
-    });
+      return this.calls.call(Ops.getData, { path, watch: w !== undefined }, { op: "getData", path, watcher: w, watchAs: "data", signal: signalOf("getData", path, options) });
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /**
@@ -314,18 +257,14 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
    * Server codes: NONODE, BADVERSION, NOAUTH; data over `maxBufferSize` rejects with BADARGUMENTS.
    */
   setData(path: string, data: Data, version?: number, options?: CallOptions): Promise<Stat> {
-    return this.guard(() => {
+    try {
       checkPath("setData", path);
       const bytes = toBytes("setData", path, data);
       const v = checkVersion("setData", path, version);
-      return this.request({
-        opcode: OpCode.setData,
-        op: "setData",
-        path,
-        write: (w) => Ops.setData.writeRequest(w, { path: this.server(path), data: bytes, version: v }),
-        decode: Ops.setData.readResponse,
-      }, signalOf("setData", path, options));
-    });
+      return this.calls.call(Ops.setData, { path, data: bytes, version: v }, { op: "setData", path, signal: signalOf("setData", path, options) });
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /**
@@ -334,34 +273,21 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   async getChildren(path: string, watcher?: Watcher, options?: CallOptions): Promise<string[]> {
     checkPath("getChildren", path);
     const w = checkWatcher("getChildren", path, watcher);
-    return this.request({
-      opcode: OpCode.getChildren,
-      op: "getChildren",
-      path,
-      write: (x) => Ops.getChildren.writeRequest(x, { path: this.server(path), watch: w !== undefined }),
-      decode: Ops.getChildren.readResponse,
-      onReply: this.watchOnReply(path, w, "child"),
-    }, signalOf("getChildren", path, options));
+    return this.calls.call(Ops.getChildren, { path, watch: w !== undefined }, { op: "getChildren", path, watcher: w, watchAs: "child", signal: signalOf("getChildren", path, options) });
   }
 
   /** Like `getChildren`, and also the node's Stat. */
   async getChildrenWithStat(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ children: string[]; stat: Stat }> {
-    checkPath("getChildrenWithStat", path);
-    const w = checkWatcher("getChildrenWithStat", path, watcher);
-    return this.request({
-      opcode: OpCode.getChildren2,
-      op: "getChildrenWithStat",
-      path,
-      write: (x) => Ops.getChildren2.writeRequest(x, { path: this.server(path), watch: w !== undefined }),
-      decode: Ops.getChildren2.readResponse,
-      onReply: this.watchOnReply(path, w, "child"),
-    }, signalOf("getChildrenWithStat", path, options));
+    const op = "getChildrenWithStat";
+    checkPath(op, path);
+    const w = checkWatcher(op, path, watcher);
+    return this.calls.call(Ops.getChildren2, { path, watch: w !== undefined }, { op, path, watcher: w, watchAs: "child", signal: signalOf(op, path, options) });
   }
 
   /** A node's ACL and Stat. Server code: NONODE. */
   async getACL(path: string, options?: CallOptions): Promise<{ acl: ACL[]; stat: Stat }> {
     checkPath("getACL", path);
-    return this.request({ opcode: OpCode.getACL, op: "getACL", path, write: (w) => Ops.getACL.writeRequest(w, { path: this.server(path) }), decode: Ops.getACL.readResponse }, signalOf("getACL", path, options));
+    return this.calls.call(Ops.getACL, { path }, { op: "getACL", path, signal: signalOf("getACL", path, options) });
   }
 
   /**
@@ -372,19 +298,13 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     checkPath("setACL", path);
     const list = checkAcl("setACL", path, acl);
     const v = checkVersion("setACL", path, version);
-    return this.request({
-      opcode: OpCode.setACL,
-      op: "setACL",
-      path,
-      write: (w) => Ops.setACL.writeRequest(w, { path: this.server(path), acl: list, version: v }),
-      decode: Ops.setACL.readResponse,
-    }, signalOf("setACL", path, options));
+    return this.calls.call(Ops.setACL, { path, acl: list, version: v }, { op: "setACL", path, signal: signalOf("setACL", path, options) });
   }
 
   /** Resolves once this client's server has caught up with the leader, so the next read sees earlier writes. */
   async sync(path: string, options?: CallOptions): Promise<void> {
     checkPath("sync", path);
-    await this.request({ opcode: OpCode.sync, op: "sync", path, write: (w) => Ops.sync.writeRequest(w, { path: this.server(path) }), decode: Ops.sync.readResponse }, signalOf("sync", path, options));
+    await this.calls.call(Ops.sync, { path }, { op: "sync", path, signal: signalOf("sync", path, options) });
   }
 
   /**
@@ -395,8 +315,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     const encoded = ops.map((op) => encodeOp(op, this.chroot));
     const signal = signalOf("multi", undefined, options);
     if (encoded.length === 0) return [];
-    const res = await this.request({ opcode: OpCode.multi, op: "multi", needs: multiNeeds(encoded), write: (w) => Ops.multi.writeRequest(w, { ops: encoded }), decode: Ops.multi.readResponse }, signal);
-    return decodeResults(res.results, this.chroot, ops);
+    return this.calls.call(Ops.multi, { ops: encoded }, { op: "multi", needs: multiNeeds(encoded), signal, result: (r, chroot) => decodeResults(r.results, chroot, ops) });
   }
 
   /** A builder over `multi`: chain ops, then `commit()`. */
@@ -412,18 +331,9 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     const w = checkWatcher("addWatch", path, watcher, true)!;
     if (mode !== AddWatchMode.PERSISTENT && mode !== AddWatchMode.PERSISTENT_RECURSIVE) throw badArguments(`mode must be an AddWatchMode, got ${String(mode)}`, "addWatch", path);
     const signal = signalOf("addWatch", path, options);
-    const serverPath = this.server(path);
-    await this.request({
-      opcode: OpCode.addWatch,
-      op: "addWatch",
-      path,
-      needs: need(["persistentWatches"], "addWatch"),
-      write: (x) => Ops.addWatch.writeRequest(x, { path: serverPath, mode }),
-      decode: Ops.addWatch.readResponse,
-      onReply: (err) => {
-        if (err === ErrorCode.OK) this.watches.add(mode === AddWatchMode.PERSISTENT ? "persistent" : "persistentRecursive", serverPath, w);
-      },
-    }, signal, (err) => err === ErrorCode.OK && dropUnwatched(this.watches, (r) => this.request(r), path, serverPath));
+    // Abandoned (aborted) but set on the server: nobody listens to that watch, so it goes again.
+    const abandoned = (err: number): void => void (err === ErrorCode.OK && this.calls.dropUnwatched(path));
+    await this.calls.call(Ops.addWatch, { path, mode }, { op: "addWatch", path, needs: need(["persistentWatches"], "addWatch"), watcher: w, watchAs: persistentKind(mode), signal, abandoned });
   }
 
   /**
@@ -432,18 +342,17 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   async removeWatches(path: string, watcher: Watcher, type: WatcherType, options?: CallOptions): Promise<void> {
     checkPath("removeWatches", path);
     checkWatcher("removeWatches", path, watcher, true);
-    await this.removeLocal("removeWatches", path, type, watcher, signalOf("removeWatches", path, options));
+    await removeWatchers(this.removal(signalOf("removeWatches", path, options)), "removeWatches", path, type, watcher);
   }
 
   /** Removes every watcher of `type` on a path (server 3.5+), locally and on the server. NOWATCHER if none. */
   async removeAllWatches(path: string, type: WatcherType, options?: CallOptions): Promise<void> {
     checkPath("removeAllWatches", path);
-    await this.removeLocal("removeAllWatches", path, type, undefined, signalOf("removeAllWatches", path, options));
+    await removeWatchers(this.removal(signalOf("removeAllWatches", path, options)), "removeAllWatches", path, type, undefined);
   }
 
-  private removeLocal(op: string, path: string, type: number, watcher: Watcher | undefined, signal?: AbortSignal): Promise<void> {
-    const ctx = { watches: this.watches, deliver: (ws: Iterable<Watcher>, e: WatchedEvent) => this.deliver(ws, e), request: (r: Request<void>) => this.request(r, signal), features: () => this.serverFeatures };
-    return removeWatchers(ctx, op, path, this.server(path), type, watcher);
+  private removal(signal: AbortSignal | undefined): RemovalContext {
+    return { calls: this.calls, deliver: this.deliver, features: this.serverFeatures, signal };
   }
 
   /**
@@ -453,54 +362,42 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   watch(path: string, options: { recursive?: boolean; signal?: AbortSignal } = {}): AsyncIterable<WatchedEvent> {
     checkPath("watch", path);
     const mode = options.recursive ? AddWatchMode.PERSISTENT_RECURSIVE : AddWatchMode.PERSISTENT;
-    return watchIterator({
-      signal: options.signal,
-      add: (w) => this.addWatch(path, mode, w),
-      remove: (w) => this.removeWatches(path, w, WatcherType.Any).catch(() => {}),
-    });
+    const remove = (w: Watcher): Promise<void> => this.removeWatches(path, w, WatcherType.Any).catch(() => {});
+    return watchIterator({ signal: options.signal, add: (w) => this.addWatch(path, mode, w), remove });
   }
 
   /** This session's ephemeral nodes whose path starts with `prefixPath` (inside the chroot; server 3.6+). */
   async getEphemerals(prefixPath = "/", options?: CallOptions): Promise<string[]> {
     if (typeof prefixPath !== "string" || !prefixPath.startsWith("/")) throw badArguments("prefixPath must be a string starting with /", "getEphemerals", String(prefixPath));
-    // The server matches a plain string prefix; inside a chroot, "/" means the chroot's subtree.
-    const prefix = this.chroot ? (prefixPath === "/" ? `${this.chroot}/` : this.chroot + prefixPath) : prefixPath;
-    const paths = await this.request({ opcode: OpCode.getEphemerals, op: "getEphemerals", path: prefixPath, needs: need(["getEphemerals"], "getEphemerals"), write: (w) => Ops.getEphemerals.writeRequest(w, { prefixPath: prefix }), decode: Ops.getEphemerals.readResponse }, signalOf("getEphemerals", prefixPath, options));
-    return paths.map((p) => this.client(p));
+    const body = { prefixPath: ephemeralsPrefix(this.chroot, prefixPath) };
+    return this.calls.call(Ops.getEphemerals, body, { op: "getEphemerals", path: prefixPath, needs: need(["getEphemerals"], "getEphemerals"), signal: signalOf("getEphemerals", prefixPath, options), result: clientPaths });
   }
 
   /** The number of descendants of a node (server 3.6+). Server code: NONODE. */
   async getAllChildrenNumber(path: string, options?: CallOptions): Promise<number> {
-    checkPath("getAllChildrenNumber", path);
-    return this.request({
-      opcode: OpCode.getAllChildrenNumber,
-      op: "getAllChildrenNumber",
-      path,
-      needs: need(["getEphemerals"], "getAllChildrenNumber"),
-      write: (w) => Ops.getAllChildrenNumber.writeRequest(w, { path: this.server(path) }),
-      decode: Ops.getAllChildrenNumber.readResponse,
-    }, signalOf("getAllChildrenNumber", path, options));
+    const op = "getAllChildrenNumber";
+    checkPath(op, path);
+    return this.calls.call(Ops.getAllChildrenNumber, { path }, { op, path, needs: need(["getEphemerals"], op), signal: signalOf(op, path, options) });
   }
 
   /** The identities the server gives this connection: ip, digest, sasl, x509 (server 3.7+). */
   async whoAmI(options?: CallOptions): Promise<{ scheme: string; id: string }[]> {
-    const infos = await this.request({ opcode: OpCode.whoAmI, op: "whoAmI", needs: need(["whoAmI"], "whoAmI"), decode: Ops.whoAmI.readResponse }, signalOf("whoAmI", undefined, options));
-    return infos.map((c) => ({ scheme: c.authScheme, id: c.user }));
+    return this.calls.call(Ops.whoAmI, undefined, { op: "whoAmI", needs: need(["whoAmI"], "whoAmI"), signal: signalOf("whoAmI", undefined, options), result: identities });
   }
 
   /** Reads several nodes in one round trip (3.6+); each read succeeds or fails on its own. */
-  multiRead(ops: readonly ReadOp[], options?: CallOptions): Promise<ReadResult[]> {
-    return this.guard(() => multiRead(this.configContext(signalOf("multiRead", undefined, options)), ops));
+  async multiRead(ops: readonly ReadOp[], options?: CallOptions): Promise<ReadResult[]> {
+    return multiRead(this.calls, ops, signalOf("multiRead", undefined, options));
   }
 
   /** The ensemble's dynamic configuration (3.5+); `watcher` sees its next change. */
-  getConfig(watcher?: Watcher, options?: CallOptions): Promise<ZooKeeperConfig> {
-    return this.guard(() => getConfig(this.configContext(signalOf("getConfig", "/zookeeper/config", options)), watcher));
+  async getConfig(watcher?: Watcher, options?: CallOptions): Promise<ZooKeeperConfig> {
+    return getConfig(this.calls, watcher, signalOf("getConfig", "/zookeeper/config", options));
   }
 
   /** Changes the ensemble's membership (3.5+; the servers need reconfigEnabled=true and the caller the right to). */
-  reconfig(options: ReconfigOptions, callOptions?: CallOptions): Promise<ZooKeeperConfig> {
-    return this.guard(() => reconfig(this.configContext(signalOf("reconfig", undefined, callOptions)), options));
+  async reconfig(options: ReconfigOptions, callOptions?: CallOptions): Promise<ZooKeeperConfig> {
+    return reconfig(this.calls, options, signalOf("reconfig", undefined, callOptions));
   }
 
   /** Replaces the hosts this client connects to (a chroot in `connectString` is ignored); moves off a host that left. */
@@ -512,10 +409,6 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       throw badArguments(e instanceof ProtocolError ? e.message : String(e), "updateServerList");
     }
     this.session.updateHosts(hosts);
-  }
-
-  private configContext(signal?: AbortSignal): ConfigContext {
-    return { chroot: this.chroot, watches: this.watches, request: (r) => this.request(r, signal) };
   }
 
   /**
@@ -530,19 +423,6 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     signal?.throwIfAborted();
     await raceSignal(this.session.addAuth(scheme, bytes), signal);
   }
-
-  /** Runs a synchronous validation and the request, turning thrown errors into rejections. */
-  private guard<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return fn();
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  }
-}
-
-function need(features: Needs["features"], what: string): Needs {
-  return { features, what };
 }
 
 export { Op };

@@ -1,0 +1,142 @@
+// The one path every operation takes (go-zookeeper's `c.request(opcode, req, res, recvFunc)`): the op
+// table's entry encodes the request and decodes the reply, the body's path is mapped into the chroot, a
+// watcher is registered in the receive path together with its reply, a signal can abandon the call, and
+// the decoded reply is mapped back out of the chroot. Argument checks stay with each public method.
+import { AddWatchMode, CreateMode, ErrorCode, WatcherType } from "../protocol/constants.ts";
+import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
+import { type Create2Response, Ops } from "../protocol/ops.ts";
+import { addChroot, stripChroot } from "../protocol/path.ts";
+import type { ClientInfo, Stat } from "../protocol/records.ts";
+import { signalOf, submitAbortable } from "./abort.ts";
+import { Ids } from "./acl.ts";
+import type { Needs } from "./features.ts";
+import { type HelperClient, createWithParents } from "./helpers.ts";
+import type { Request } from "./request.ts";
+import type { CreateOptions, Data, Watcher } from "./types.ts";
+import { checkAcl, checkCreateMode, checkPath, toBytes } from "./validate.ts";
+import type { WatchKind, WatchRegistry } from "./watches.ts";
+
+/** The part of an `Ops` table entry a call uses: the opcode and the two codecs of the client's side. */
+export interface CallSpec<Req, Res> {
+  readonly code: number;
+  writeRequest(w: JuteWriter, req: Req): void;
+  readResponse(r: JuteReader): Res;
+}
+
+/** How one call runs besides its body. Options are plain data or shared functions: nothing per request. */
+export interface Call<Res, Out> {
+  /** The public operation's name, for errors ("getData", "createWithStat", ...). */
+  op: string;
+  /** The path the caller gave (inside the chroot), for errors. */
+  path?: string;
+  /** Server features the request needs: refused locally (UNIMPLEMENTED, nothing sent) when missing. */
+  needs?: Needs;
+  /** Validated by `signalOf`; an abort rejects the call with its reason. */
+  signal?: AbortSignal;
+  /** Runs in the receive path with the reply's code, before the promise settles (go-zookeeper's recvFunc). */
+  onReply?: (err: number) => void;
+  /** Registered at reply time on the body's (server) path: as `watchAs` on OK, as `watchAsIfNoNode` on NONODE. */
+  watcher?: Watcher;
+  /** The watch table `watcher` goes into on OK. */
+  watchAs?: WatchKind;
+  /** The watch table `watcher` goes into on NONODE (exists: the server keeps a watch for the creation). */
+  watchAsIfNoNode?: WatchKind;
+  /** Runs instead of the reply hooks for a reply that arrives after `signal` aborted (abort.ts). */
+  abandoned?: (err: number) => void;
+  /** Maps the decoded reply, e.g. server paths back into the chroot; a throw rejects the call. */
+  result?: (res: Res, chroot: string) => Out;
+  /** The body's `path` is a server path already (outside the chroot: /zookeeper/config). */
+  absolute?: boolean;
+}
+
+/** Runs operations for one client: its chroot, its watch tables and its session's submit. */
+export class Caller {
+  readonly chroot: string;
+  readonly watches: WatchRegistry;
+  private readonly submit: <T>(req: Request<T>) => Promise<T>;
+
+  constructor(chroot: string, watches: WatchRegistry, submit: <T>(req: Request<T>) => Promise<T>) {
+    this.chroot = chroot;
+    this.watches = watches;
+    this.submit = submit;
+  }
+
+  /** A client path as the server knows it. */
+  server(path: string): string {
+    return addChroot(this.chroot, path);
+  }
+
+  /**
+   * Sends `body` as `spec`'s request and resolves with its decoded (and `result`-mapped) reply; rejects with a
+   * ZooKeeperError carrying `op` and `path`. A `path` field of `body` is a client path unless `absolute`.
+   */
+  call<Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, o: Call<Res, Out>): Promise<Out> {
+    const chroot = this.chroot;
+    const pathed = body as (Req & { path?: unknown }) | undefined;
+    if (chroot !== "" && o.absolute !== true && typeof pathed?.path === "string") body = { ...body, path: addChroot(chroot, pathed.path) };
+    let onReply = o.onReply;
+    if (o.watcher !== undefined) onReply = watchOnReply(this.watches, (body as { path: string }).path, o.watcher, o.watchAs ?? "data", o.watchAsIfNoNode);
+    const req: Request<Res> = { opcode: spec.code, op: o.op, path: o.path, write: spec.writeRequest, body, decode: spec.readResponse, onReply, needs: o.needs };
+    const sent = submitAbortable(this.submit, req, o.signal, o.abandoned);
+    const map = o.result;
+    return map === undefined ? (sent as Promise<unknown> as Promise<Out>) : sent.then((r) => map(r, chroot));
+  }
+
+  /** After an abandoned addWatch succeeded: the server's watch has no listener; drop it unless another needs it. */
+  dropUnwatched(path: string): void {
+    const serverPath = this.server(path);
+    if (this.watches.needsServerTable("data", serverPath) || this.watches.needsServerTable("child", serverPath)) return;
+    this.call(Ops.removeWatches, { path, type: WatcherType.Any }, { op: "addWatch", path }).catch(() => {});
+  }
+}
+
+function watchOnReply(watches: WatchRegistry, serverPath: string, watcher: Watcher, onOk: WatchKind, onNoNode: WatchKind | undefined): (err: number) => void {
+  return (err) => {
+    if (err === ErrorCode.OK) watches.add(onOk, serverPath, watcher);
+    else if (err === ErrorCode.NONODE && onNoNode !== undefined) watches.add(onNoNode, serverPath, watcher);
+  };
+}
+
+/** create and createWithStat, in every mode: the checks, then one call (or createParents' retry loop). */
+export async function createNode(c: Caller, zk: HelperClient, op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: boolean): Promise<{ path: string; stat?: Stat }> {
+  const o = options ?? {};
+  const { mode, ttl, sequential } = checkCreateMode(op, path, o.mode, o.ttl);
+  checkPath(op, path, sequential);
+  const signal = signalOf(op, path, o);
+  const acl = checkAcl(op, path, o.acl ?? Ids.OPEN_ACL_UNSAFE);
+  if (o.createParents === true) return createWithParents(zk, path, acl, signal, () => createNode(c, zk, op, path, data, { ...o, createParents: false }, withStat));
+  const body = { path, data: toBytes(op, path, data), acl, flags: mode };
+  if (ttl !== undefined) return c.call(Ops.createTTL, { ...body, ttl: BigInt(ttl) }, { op, path, needs: need(["ttl"], `${op} of a TTL node`), signal, result: createdWithStat });
+  if (mode === CreateMode.CONTAINER) return c.call(Ops.createContainer, body, { op, path, needs: need(["containers"], `${op} of a container`), signal, result: createdWithStat });
+  if (withStat) return c.call(Ops.create2, body, { op, path, needs: need(["createWithStat"], op), signal, result: createdWithStat });
+  return c.call(Ops.create, body, { op, path, signal, result: createdPath });
+}
+
+/** The `needs` of a call: server features, and what to call the request in UNIMPLEMENTED's message. */
+export function need(features: Needs["features"], what: string): Needs {
+  return { features, what };
+}
+
+// --- result mappings (shared functions, so a call allocates none) ---
+
+/** create: the new node's path, inside the chroot. */
+export const createdPath = (path: string, chroot: string): { path: string } => ({ path: stripChroot(chroot, path) });
+
+/** create2, container and TTL creates: path (inside the chroot) and Stat. */
+export const createdWithStat = (r: Create2Response, chroot: string): { path: string; stat: Create2Response["stat"] } => ({ path: stripChroot(chroot, r.path), stat: r.stat });
+
+/** getEphemerals: server paths back inside the chroot. */
+export const clientPaths = (paths: string[], chroot: string): string[] => (chroot === "" ? paths : paths.map((p) => stripChroot(chroot, p)));
+
+/** whoAmI: the public names of ClientInfo. */
+export const identities = (infos: ClientInfo[]): { scheme: string; id: string }[] => infos.map((c) => ({ scheme: c.authScheme, id: c.user }));
+
+/** getEphemerals: the server matches a plain string prefix; inside a chroot, "/" means the chroot's subtree. */
+export function ephemeralsPrefix(chroot: string, prefixPath: string): string {
+  return chroot ? (prefixPath === "/" ? `${chroot}/` : chroot + prefixPath) : prefixPath;
+}
+
+/** The watch table of an addWatch mode. */
+export function persistentKind(mode: AddWatchMode): WatchKind {
+  return mode === AddWatchMode.PERSISTENT ? "persistent" : "persistentRecursive";
+}
