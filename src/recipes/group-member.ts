@@ -4,9 +4,10 @@
 // persistent watches (3.4), a one-shot children watch, re-armed by every read of the group, does it.
 import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
-import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
+import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { createWithParents } from "./containers.ts";
+import { MemberIdTakenError } from "./errors.ts";
 import { Serial, deleteNode } from "./support.ts";
 
 /** A member of a group as read from the server. */
@@ -36,7 +37,7 @@ export interface GroupMemberEvents {
 /**
  * Group membership: each member is the ephemeral znode `path/<id>` holding its data; every member sees the
  * whole list on each change. Errors are ZooKeeperErrors: BADARGUMENTS for bad constructor arguments,
- * NODEEXISTS when another live session holds the id, and what the client rejects with. Server 3.6+ (persistent watch).
+ * MemberIdTakenError (NODEEXISTS) when another live session holds the id, and what the client rejects with. Server 3.6+ (persistent watch).
  */
 export class GroupMember extends EventEmitter<GroupMemberEvents> {
   /** The group's znode path. */
@@ -151,7 +152,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
       if (!isZooKeeperError(e, ErrorCode.NODEEXISTS)) throw e;
       const stat = await this.zk.exists(this.memberPath);
       if (stat !== null && stat.ephemeralOwner !== this.zk.sessionId) {
-        throw new ZooKeeperError(ErrorCode.NODEEXISTS, `member id ${JSON.stringify(this.id)} is taken by another session`, { op: "join", path: this.memberPath });
+        throw new MemberIdTakenError(this.memberPath, this.id);
       }
       if (stat === null) await this.ensureMember(); // gone again meanwhile
     }
@@ -183,11 +184,11 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
         const fingerprint = JSON.stringify(members.map((m) => [m.id, m.data ? Array.from(m.data) : null]));
         if (fingerprint === this.last) return;
         this.last = fingerprint;
-        this.emit("change", members);
+        emitIsolated(this.zk, this, "GroupMember", "change", members);
       })
       .catch((e) => {
         if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS) || isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)) return; // "connected" refreshes again
-        if (this.listenerCount("error") > 0) this.emit("error", e instanceof Error ? e : new Error(String(e)));
+        if (this.listenerCount("error") > 0) emitIsolated(this.zk, this, "GroupMember", "error", e instanceof Error ? e : new Error(String(e)));
       });
   }
 }

@@ -3,10 +3,11 @@
 // the leader must own the first znode (ephemeralOwner), and leadership ends at the first doubt.
 import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
-import { Op, Transaction, ZooKeeperError, isZooKeeperError } from "../client/index.ts";
+import { Op, Transaction, ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
 import { childrenOrNone, readParticipants, type Participant } from "./candidates.ts";
 import { createWithParents } from "./containers.ts";
+import { ElectionClosedError, LeadershipTimeoutError, NotLeaderError, RecipeStateError } from "./errors.ts";
 import { electionNaming, sortByNaming, type ElectionProtocol, type Naming } from "./naming.ts";
 import { Serial, TERMINAL, Waiters, afterConnectionLoss, deleteNode, findProtected } from "./support.ts";
 
@@ -121,7 +122,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
 
   /** Joins the election; resolves once our candidate znode is in place. */
   async start(): Promise<void> {
-    if (this.phase !== "latent") throw new ZooKeeperError(ErrorCode.APIERROR, "start() may be called once", { op: "start", path: this.path });
+    if (this.phase !== "latent") throw new RecipeStateError(this.path, "start", "start() may be called once");
     this.phase = "started";
     this.zk.on("state", this.onState);
     try {
@@ -135,11 +136,11 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     }
   }
 
-  /** Resolves when this participant leads; rejects on abort, timeout or when the election ends. */
+  /** Resolves when this participant leads; rejects on abort, LeadershipTimeoutError, or ElectionClosedError when it ends. */
   waitForLeadership(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<void> {
     if (this.phase !== "started") return Promise.reject(this.ended ?? this.endedError("waitForLeadership"));
     if (this.isLeader) return Promise.resolve();
-    const timeout = () => new ZooKeeperError(ErrorCode.OPERATIONTIMEOUT, `not elected within ${options.timeout} ms`, { op: "waitForLeadership", path: this.path });
+    const timeout = (): Error => new LeadershipTimeoutError(this.path, options.timeout ?? 0);
     return this.waiters.wait(options.signal, options.timeout, timeout);
   }
 
@@ -154,7 +155,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   }
 
   /**
-   * A Transaction that commits only while this participant leads. commit() rejects with NOAUTH
+   * A Transaction that commits only while this participant leads. commit() rejects with NotLeaderError (NOAUTH)
    * before sending anything when we are not the leader; otherwise our ops go in one multi together
    * with a check of our candidate znode, so the server rejects them atomically (NONODE or BADVERSION)
    * once that znode is gone. The results are those of our ops (the check's is left off).
@@ -163,7 +164,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     return new Transaction(async (ops) => {
       const guard = this.ours;
       if (!this.isLeader || guard === null) {
-        throw new ZooKeeperError(ErrorCode.NOAUTH, `participant ${JSON.stringify(this.id)} is not the leader`, { op: "transaction", path: this.path });
+        throw new NotLeaderError(this.path, this.id);
       }
       try {
         return (await this.zk.multi([...ops, Op.check(guard, this.leaderVersion)])).slice(0, ops.length);
@@ -330,7 +331,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
         if (this.revokeOn === "disconnected") this.revoke("disconnected");
         break;
       case "expired":
-        this.finish("expired", new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session has expired; the election is over", { op: "election", path: this.path }));
+        this.finish("expired", new ElectionClosedError(this.path, "election", "expired"));
         break;
       case "closed":
       case "authFailed":
@@ -406,21 +407,15 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   }
 
   private endedError(op: string): ZooKeeperError {
-    return new ZooKeeperError(ErrorCode.CONNECTIONLOSS, this.phase === "latent" ? "the election is not started" : "the election is closed", { op, path: this.path });
+    return new ElectionClosedError(this.path, op, this.phase === "latent" ? "notStarted" : "closed");
   }
 
   private report(e: unknown): void {
-    if (this.listenerCount("error") > 0) this.emit("error", e instanceof Error ? e : new Error(String(e)));
+    if (this.listenerCount("error") > 0) emitIsolated(this.zk, this, "LeaderElection", "error", e instanceof Error ? e : new Error(String(e)));
   }
 
-  /** A throwing listener must not break the election's bookkeeping; its error surfaces like any listener's. */
+  /** A throwing listener must not break the election's bookkeeping: it is reported by the client's policy (zk.reportListenerError). */
   private emitSafely<K extends "elected" | "revoked" | "watch">(event: K, ...args: LeaderElectionEvents[K]): void {
-    try {
-      (this.emit as (e: string, ...a: unknown[]) => boolean)(event, ...args);
-    } catch (e) {
-      queueMicrotask(() => {
-        throw e;
-      });
-    }
+    emitIsolated(this.zk, this, "LeaderElection", event, ...args);
   }
 }

@@ -4,10 +4,11 @@
 // (ephemeralOwner), and the lock counts as held only while nothing casts doubt on it.
 import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
-import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
+import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
 import { childrenOrNone, readParticipants, type Participant } from "./candidates.ts";
 import { createWithParents } from "./containers.ts";
+import { LockNotReentrantError, LockReleasedError, LockTimeoutError } from "./errors.ts";
 import { lockNaming, sortByNaming, type LockNaming, type Naming } from "./naming.ts";
 import { Serial, TERMINAL, afterConnectionLoss, deleteNode, findProtected } from "./support.ts";
 
@@ -30,17 +31,6 @@ export interface LockEvents {
   watch: [path: string];
 }
 
-/**
- * Rejects `acquire()` on a Lock that is held or being acquired already (code APIERROR): a Lock is not reentrant.
- */
-export class LockNotReentrantError extends ZooKeeperError {
-  /** Made by `acquire()`; `path` is the lock's path. */
-  constructor(path: string) {
-    super(ErrorCode.APIERROR, "this Lock is held or being acquired already (a Lock is not reentrant)", { op: "acquire", path });
-    this.name = "LockNotReentrantError";
-  }
-}
-
 /** One acquire() from create to release: its znode and how it ends. */
 interface Attempt {
   node: string | null;
@@ -52,8 +42,8 @@ interface Attempt {
 
 /**
  * A distributed mutex, wire-compatible with Curator's InterProcessMutex (`naming: "curator"`) and kazoo's Lock
- * (`naming: "kazoo"`). Errors are ZooKeeperErrors: BADARGUMENTS for bad arguments, LockNotReentrantError, and
- * what the client rejects with. Servers 3.5.3+ (container parents).
+ * (`naming: "kazoo"`). Errors are ZooKeeperErrors: BADARGUMENTS for bad arguments, LockNotReentrantError,
+ * LockTimeoutError, LockReleasedError (recipes/errors.ts), and what the client rejects with. Servers 3.5.3+ (container parents).
  */
 export class Lock extends EventEmitter<LockEvents> {
   /** The lock's znode path. */
@@ -151,7 +141,7 @@ export class Lock extends EventEmitter<LockEvents> {
       this.zk.off("state", this.onState);
       this.zk.on("state", this.onState);
       signal?.addEventListener("abort", onAbort, { once: true });
-      if (timeout !== undefined) timer = setTimeout(() => giveUp(new ZooKeeperError(ErrorCode.OPERATIONTIMEOUT, `lock not acquired within ${timeout} ms`, { op: "acquire", path: this.path })), timeout);
+      if (timeout !== undefined) timer = setTimeout(() => giveUp(new LockTimeoutError(this.path, timeout)), timeout);
       void this.serial.run(async () => {
         if (attempt.over) return;
         attempt.node = await this.createNode(attempt);
@@ -166,7 +156,7 @@ export class Lock extends EventEmitter<LockEvents> {
     if (!attempt) return this.serial.run(async () => {}); // nothing held; a loss's cleanup may be under way
     const pending = !attempt.held && !attempt.over;
     attempt.over = true;
-    if (pending) attempt.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, "released before acquired", { op: "acquire", path: this.path }));
+    if (pending) attempt.reject(new LockReleasedError(this.path));
     await this.serial.run(() => this.cleanUp(attempt));
   }
 
@@ -345,14 +335,8 @@ export class Lock extends EventEmitter<LockEvents> {
     }
   };
 
-  /** A throwing listener must not break the lock's bookkeeping; its error surfaces like any listener's. */
+  /** A throwing listener must not break the lock's bookkeeping: it is reported by the client's policy (zk.reportListenerError). */
   private emitSafely<K extends keyof LockEvents>(event: K, ...args: LockEvents[K]): void {
-    try {
-      (this.emit as (e: string, ...a: unknown[]) => boolean)(event, ...args);
-    } catch (e) {
-      queueMicrotask(() => {
-        throw e;
-      });
-    }
+    emitIsolated(this.zk, this, "Lock", event, ...args);
   }
 }

@@ -5,8 +5,9 @@
 // and compared by mzxid, so changes made meanwhile are reported once and unchanged nodes not at all.
 import { EventEmitter } from "node:events";
 import type { SessionState, Stat, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
-import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
+import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { AddWatchMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
+import { RecipeStateError } from "./errors.ts";
 import { afterConnectionLoss } from "./support.ts";
 
 /** A cached node: its data and Stat as last read. */
@@ -109,18 +110,18 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
 
   /** Loads the snapshot; resolves (and emits "initialized") once every node is in the cache. */
   async start(): Promise<void> {
-    if (this.phase !== "latent") throw new ZooKeeperError(ErrorCode.APIERROR, "start() may be called once", { op: "start", path: this.path });
+    if (this.phase !== "latent") throw new RecipeStateError(this.path, "start", "start() may be called once");
     this.phase = "loading";
     this.zk.on("state", this.onState);
     await this.load();
     if (this.phase !== "loading") return;
     this.phase = "ready";
-    this.emit("initialized");
+    emitIsolated(this.zk, this, "TreeCache", "initialized");
   }
 
   /** After "expired": mirror the same subtree through a new client; the differences come as events. */
   async rebuild(zk: ZooKeeper): Promise<void> {
-    if (this.phase !== "expired") throw new ZooKeeperError(ErrorCode.APIERROR, "rebuild() is for an expired cache", { op: "rebuild", path: this.path });
+    if (this.phase !== "expired") throw new RecipeStateError(this.path, "rebuild", "rebuild() is for an expired cache");
     this.zk = zk;
     this.phase = "ready";
     zk.on("state", this.onState);
@@ -233,7 +234,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
   private failed(e: unknown): boolean {
     if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) return true; // pump() waits for "connected"
     if (isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)) return false;
-    if (this.listenerCount("error") > 0) this.emit("error", e instanceof Error ? e : new Error(String(e)));
+    if (this.listenerCount("error") > 0) emitIsolated(this.zk, this, "TreeCache", "error", e instanceof Error ? e : new Error(String(e)));
     return true;
   }
 
@@ -296,13 +297,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
 
   private publish(kind: "added" | "changed" | "removed", path: string, node: CachedNode): void {
     if (this.phase !== "ready") return; // the snapshot is what start() resolves with
-    try {
-      this.emit(kind, path, node);
-    } catch (e) {
-      queueMicrotask(() => {
-        throw e;
-      });
-    }
+    emitIsolated(this.zk, this, "TreeCache", kind, path, node);
   }
 
   private readonly watcher: Watcher = (event: WatchedEvent) => {
@@ -333,7 +328,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
         this.onIdle?.();
         this.onIdle = null;
         for (const w of this.settledWaiters.splice(0)) w();
-        this.emit("expired");
+        emitIsolated(this.zk, this, "TreeCache", "expired");
         break;
       case "closed":
       case "authFailed":
