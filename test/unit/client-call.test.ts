@@ -1,0 +1,222 @@
+// The one op path (src/client/call.ts) and the listener-error policy (src/client/listeners.ts), without a
+// server: a stub session encodes each request as the real one does (encodeUserRequest) and answers it
+// through the real pipeline entry (inFlightFor), so bytes, chroot mapping, watch registration at reply
+// time, result mapping and errors are the client's own.
+import { describe, it } from "../support/bdd.ts";
+import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
+import { ErrorCode, OpCode } from "../../src/protocol/constants.ts";
+import { encodeRequest } from "../../src/protocol/frame.ts";
+import { JuteReader, JuteWriter } from "../../src/protocol/jute.ts";
+import { Ops } from "../../src/protocol/ops.ts";
+import { Caller, createdPath } from "../../src/client/call.ts";
+import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "../../src/client/listeners.ts";
+import { type Request, encodeUserRequest, inFlightFor } from "../../src/client/request.ts";
+import { WatchRegistry } from "../../src/client/watches.ts";
+import { ZooKeeperError, isZooKeeperError } from "../../src/index.ts";
+import type { Logger } from "../../src/client/types.ts";
+
+interface Sent {
+  req: Request<unknown>;
+  frame: Uint8Array;
+  /** Answers with `err` and, when OK, a reply body written by `write`. */
+  reply(err: number, write?: (w: JuteWriter) => void): void;
+}
+
+/** A Caller over a stub session that records each request and lets the test answer it. */
+function stub(chroot: string): { c: Caller; sent: Sent[]; watches: WatchRegistry } {
+  const sent: Sent[] = [];
+  const watches = new WatchRegistry();
+  const submit = <T>(req: Request<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const frame = encodeUserRequest(req, new JuteWriter(), 1 << 20);
+      const inFlight = inFlightFor(req, resolve, reject);
+      sent.push({
+        req: req as Request<unknown>,
+        frame,
+        reply(err, write) {
+          let body: JuteReader | null = null;
+          if (err === 0 && write) {
+            const w = new JuteWriter();
+            write(w);
+            body = new JuteReader(w.toBytes());
+          }
+          inFlight.onReply({ xid: 1, zxid: 1n, err }, body);
+        },
+      });
+    });
+  return { c: new Caller(chroot, watches, submit), sent, watches };
+}
+
+const stat = { czxid: 1n, mzxid: 2n, ctime: 3, mtime: 4, version: 5, cversion: 6, aversion: 7, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: 8n };
+
+describe("call(): one path for every op", () => {
+  it("encodes with the op table's codec and the body, byte for byte as a hand-written request", async () => {
+    const { c, sent } = stub("");
+    const p = c.call(Ops.setData, { path: "/a", data: new Uint8Array([1, 2]), version: 3 }, { op: "setData", path: "/a" });
+    const manual = encodeRequest(0, OpCode.setData, (w) => Ops.setData.writeRequest(w, { path: "/a", data: new Uint8Array([1, 2]), version: 3 }));
+    assert.deepEqual(sent[0].frame, manual);
+    assert.equal(sent[0].req.opcode, OpCode.setData);
+    assert.equal(sent[0].req.write, Ops.setData.writeRequest, "the table's codec itself, no closure per request");
+    sent[0].reply(0, (w) => Ops.setData.writeResponse(w, stat));
+    assert.deepEqual(await p, stat);
+  });
+
+  it("maps the body's path into the chroot, but not an absolute one", async () => {
+    const { c, sent } = stub("/app");
+    void c.call(Ops.getData, { path: "/x", watch: false }, { op: "getData", path: "/x" }).catch(() => {});
+    void c.call(Ops.getData, { path: "/zookeeper/config", watch: false }, { op: "getConfig", path: "/zookeeper/config", absolute: true }).catch(() => {});
+    void c.call(Ops.sync, { path: "/" }, { op: "sync", path: "/" }).catch(() => {});
+    const paths = sent.map((s) => new JuteReader(s.frame, 12).string());
+    assert.deepEqual(paths, ["/app/x", "/zookeeper/config", "/app"]);
+    for (const s of sent) s.reply(ErrorCode.CONNECTIONLOSS);
+  });
+
+  it("does not touch the caller's body object", () => {
+    const { c } = stub("/app");
+    const body = { path: "/x" };
+    void c.call(Ops.getACL, body, { op: "getACL", path: "/x" }).catch(() => {});
+    assert.deepEqual(body, { path: "/x" });
+  });
+
+  it("maps the result out of the chroot", async () => {
+    const { c, sent } = stub("/app");
+    const p = c.call(Ops.create, { path: "/n-", data: null, acl: [], flags: 2 }, { op: "create", path: "/n-", result: createdPath });
+    sent[0].reply(0, (w) => Ops.create.writeResponse(w, "/app/n-0000000001"));
+    assert.deepEqual(await p, { path: "/n-0000000001" });
+  });
+
+  it("a result mapping that throws rejects the call (the link is not at fault)", async () => {
+    const { c, sent } = stub("");
+    const p = c.call(Ops.getAllChildrenNumber, { path: "/x" }, {
+      op: "getAllChildrenNumber",
+      path: "/x",
+      result: () => {
+        throw new ZooKeeperError(ErrorCode.BADVERSION, "mapped");
+      },
+    });
+    sent[0].reply(0, (w) => Ops.getAllChildrenNumber.writeResponse(w, 7));
+    await assert.rejects(p, (e) => isZooKeeperError(e, ErrorCode.BADVERSION));
+  });
+
+  it("registers the watcher at reply time under the server path: OK, NONODE, and an error", async () => {
+    const { c, sent, watches } = stub("/app");
+    const w = (): void => {};
+    const a = c.call(Ops.exists, { path: "/here", watch: true }, { op: "exists", path: "/here", watcher: w, watchAs: "data", watchAsIfNoNode: "exist" });
+    const b = c.call(Ops.exists, { path: "/gone", watch: true }, { op: "exists", path: "/gone", watcher: w, watchAs: "data", watchAsIfNoNode: "exist" });
+    const d = c.call(Ops.getChildren, { path: "/denied", watch: true }, { op: "getChildren", path: "/denied", watcher: w, watchAs: "child" });
+    assert.equal(watches.has("data", "/app/here"), false, "nothing before the reply");
+    sent[0].reply(0, (x) => Ops.exists.writeResponse(x, stat));
+    sent[1].reply(ErrorCode.NONODE);
+    sent[2].reply(ErrorCode.NOAUTH);
+    await a;
+    await assert.rejects(b, (e) => isZooKeeperError(e, ErrorCode.NONODE) && (e as ZooKeeperError).op === "exists" && (e as ZooKeeperError).path === "/gone");
+    await assert.rejects(d, (e) => isZooKeeperError(e, ErrorCode.NOAUTH));
+    assert.equal(watches.has("data", "/app/here", w), true);
+    assert.equal(watches.has("exist", "/app/gone", w), true);
+    assert.equal(watches.has("child", "/app/denied"), false);
+  });
+
+  it("an aborted call rejects at once with the reason; its late reply registers no watcher", async () => {
+    const { c, sent, watches } = stub("");
+    const ac = new AbortController();
+    let abandoned: number | null = null;
+    const p = c.call(Ops.getData, { path: "/x", watch: true }, { op: "getData", path: "/x", watcher: () => {}, watchAs: "data", signal: ac.signal, abandoned: (err) => (abandoned = err) });
+    ac.abort(new Error("stop"));
+    await assert.rejects(p, /stop/);
+    sent[0].reply(0, (w) => Ops.getData.writeResponse(w, { data: null, stat }));
+    assert.equal(watches.has("data", "/x"), false);
+    assert.equal(abandoned, 0);
+  });
+
+  it("carries needs and op/path to the session, and a body-less op sends only the header", () => {
+    const { c, sent } = stub("");
+    void c.call(Ops.whoAmI, undefined, { op: "whoAmI", needs: { features: ["whoAmI"], what: "whoAmI" } }).catch(() => {});
+    assert.deepEqual(sent[0].req.needs, { features: ["whoAmI"], what: "whoAmI" });
+    assert.deepEqual(sent[0].frame, encodeRequest(0, OpCode.whoAmI));
+    assert.equal(sent[0].req.op, "whoAmI");
+  });
+
+  it("dropUnwatched removes an abandoned persistent watch unless another local watcher needs the table", () => {
+    const { c, sent, watches } = stub("/app");
+    c.dropUnwatched("/p");
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0].req.opcode, OpCode.removeWatches);
+    assert.equal(Ops.removeWatches.readRequest(new JuteReader(sent[0].frame, 12)).path, "/app/p");
+    watches.add("data", "/app/q", () => {});
+    c.dropUnwatched("/q");
+    assert.equal(sent.length, 1);
+  });
+});
+
+describe("the listener-error policy", () => {
+  const sink = (): { errors: ListenerError[]; reportListenerError(i: ListenerError): void } => {
+    const errors: ListenerError[] = [];
+    return { errors, reportListenerError: (i) => void errors.push(i) };
+  };
+
+  it("emitIsolated runs every listener, once-listeners once, and reports each throw", () => {
+    const s = sink();
+    const e = new EventEmitter();
+    const seen: string[] = [];
+    e.on("x", (v: string) => seen.push(`a${v}`));
+    e.on("x", () => {
+      throw new Error("b");
+    });
+    e.once("x", (v: string) => seen.push(`c${v}`));
+    assert.equal(emitIsolated(s, e, "Thing", "x", "1"), true);
+    emitIsolated(s, e, "Thing", "x", "2");
+    assert.deepEqual(seen, ["a1", "c1", "a2"]);
+    assert.deepEqual(s.errors.map((i) => [i.source, i.event, (i.error as Error).message]), [["Thing", "x", "b"], ["Thing", "x", "b"]]);
+    assert.equal(emitIsolated(s, e, "Thing", "none"), false);
+  });
+
+  it("deliverIsolated runs each watcher after the current callbacks, isolated", async () => {
+    const s = sink();
+    const seen: number[] = [];
+    const boom = (): void => {
+      throw new Error("w");
+    };
+    deliverIsolated(s, [boom, (n: number) => seen.push(n)], 7);
+    assert.deepEqual(seen, []);
+    await Promise.resolve();
+    assert.deepEqual(seen, [7]);
+    assert.deepEqual(s.errors.map((i) => [i.source, i.event]), [["ZooKeeper", "watcher"]]);
+  });
+
+  it("the client's side: logged, then listenerError; a throwing listenerError listener is only logged", () => {
+    const logged: string[] = [];
+    const logger: Logger = { debug() {}, info() {}, warn() {}, error: (m: string) => void logged.push(m) };
+    const client = new EventEmitter();
+    const got: ListenerError[] = [];
+    client.on("listenerError", (i: ListenerError) => got.push(i));
+    client.on("listenerError", () => {
+      throw new Error("again");
+    });
+    reportListenerError(client, logger, { source: "LeaderElection", event: "elected", error: new Error("boom") });
+    reportListenerError(client, logger, { source: "ZooKeeper", event: "state", error: "text" });
+    assert.deepEqual(logged, [
+      'zookeeper: a "elected" listener of LeaderElection threw: boom',
+      'zookeeper: a "listenerError" listener threw: again',
+      'zookeeper: a "state" listener threw: text',
+      'zookeeper: a "listenerError" listener threw: again',
+    ]);
+    assert.deepEqual(got.map((i) => i.event), ["elected", "state"]);
+  });
+
+  it("with neither a logger nor a listenerError listener it goes to console.error, never nowhere", () => {
+    const printed: unknown[][] = [];
+    const original = console.error;
+    console.error = (...a: unknown[]) => void printed.push(a);
+    try {
+      reportListenerError(new EventEmitter(), null, { source: "ZooKeeper", event: "watcher", error: new Error("w") });
+      const client = new EventEmitter();
+      client.on("listenerError", () => {});
+      reportListenerError(client, null, { source: "ZooKeeper", event: "watcher", error: new Error("handled") });
+    } finally {
+      console.error = original;
+    }
+    assert.equal(printed.length, 1);
+    assert.equal(printed[0][0], "zookeeper: a watcher threw: w");
+  });
+});
