@@ -2,6 +2,7 @@
 // runs on its own, so one that throws neither stops the others nor the emitter's bookkeeping, and what it
 // threw is never dropped: the client logs it at error level and emits it as "listenerError"; with neither
 // a logger nor a "listenerError" listener, it goes to console.error.
+import console from "node:console";
 import type { EventEmitter } from "node:events";
 import type { Logger } from "./types.ts";
 

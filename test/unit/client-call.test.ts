@@ -4,6 +4,7 @@
 // time, result mapping and errors are the client's own.
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
+import console from "node:console"; // the console listeners.ts prints to
 import { EventEmitter } from "node:events";
 import { ErrorCode, OpCode } from "../../src/protocol/constants.ts";
 import { encodeRequest } from "../../src/protocol/frame.ts";
