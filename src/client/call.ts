@@ -23,7 +23,10 @@ export interface CallSpec<Req, Res> {
   readResponse(r: JuteReader): Res;
 }
 
-/** How one call runs besides its body. Options are plain data or shared functions: nothing per request. */
+/**
+ * How one call runs besides its body. The codecs come from the op table and the result mappings are shared
+ * functions; per call there is this object, the body, the Request and (only with a watcher) one reply hook.
+ */
 export interface Call<Res, Out> {
   /** The public operation's name, for errors ("getData", "createWithStat", ...). */
   op: string;
