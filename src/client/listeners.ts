@@ -2,7 +2,6 @@
 // runs on its own, so one that throws neither stops the others nor the emitter's bookkeeping, and what it
 // threw is never dropped: the client logs it at error level and emits it as "listenerError"; with neither
 // a logger nor a "listenerError" listener, it goes to console.error.
-import console from "node:console";
 import type { EventEmitter } from "node:events";
 import type { Logger } from "./types.ts";
 
@@ -67,7 +66,7 @@ export function reportListenerError(client: EventEmitter, logger: Logger | null,
       (logger ?? console).error(`zookeeper: a "listenerError" listener threw: ${message(e)}`, e);
     }
   }
-  if (logger === null && listeners.length === 0) console.error(line, info.error);
+  if (logger === null && listeners.length === 0) globalConsole().error(line, info.error);
 }
 
 function describe(info: ListenerError): string {
@@ -78,4 +77,9 @@ function describe(info: ListenerError): string {
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/** The runtime's console, read when used (so a test that patches `console.error` sees the call); typed here because Deno type-checks without the DOM console. */
+function globalConsole(): { error(...args: unknown[]): void } {
+  return (globalThis as unknown as { console: { error(...args: unknown[]): void } }).console;
 }
