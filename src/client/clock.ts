@@ -6,6 +6,7 @@
 /** An opaque timer handle, given back to clearTimeout. */
 export type TimerHandle = unknown;
 
+/** Timers and "now" for the client's own timing (ConnectOptions.clock; default `systemClock`). */
 export interface Clock {
   /** Milliseconds on a monotonic scale (performance.now() by default). */
   now(): number;
@@ -13,6 +14,7 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
+/** The default Clock: performance.now() and the global setTimeout/clearTimeout. */
 export const systemClock: Clock = {
   now: () => performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
