@@ -62,7 +62,7 @@ describe("session transition table", () => {
   });
 
   it("docs/session-states.md lists the same table", () => {
-    const doc = readFileSync(fileURLToPath(new URL("../../docs/session-states.md", import.meta.url)), "utf8");
+    const doc = readFileSync(fileURLToPath(new URL("../../docs/session-states.md", (import.meta as { url: string }).url)), "utf8");
     const rows = new Map<string, string[]>();
     for (const line of doc.split("\n")) {
       const m = /^\| `(\w+)` \| ([^|]*) \|/.exec(line);
