@@ -20,3 +20,17 @@ export const systemClock: Clock = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
+
+/** Waits `ms` on `clock`; resolves early when `signal` aborts (or has). */
+export function sleepOn(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const wake = (): void => {
+      clock.clearTimeout(timer);
+      signal.removeEventListener("abort", wake);
+      resolve();
+    };
+    const timer = clock.setTimeout(wake, ms);
+    if (signal.aborted) wake();
+    else signal.addEventListener("abort", wake);
+  });
+}

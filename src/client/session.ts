@@ -17,7 +17,7 @@ import { ReadOnlyProbe } from "./readonly-probe.ts";
 import { type Request, encodeUserRequest, inFlightFor, patchXid } from "./request.ts";
 import type { SaslClient } from "./sasl-exchange.ts";
 import type { Logger, SessionState } from "./types.ts";
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, sleepOn, systemClock } from "./clock.ts";
 import { type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
 import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "./tls-errors.ts";
@@ -86,26 +86,28 @@ export class Session {
     return this.phase.kind === "connecting" || this.phase.kind === "disconnected";
   }
 
-  /**
-   * The connection requests go on now: the connected state's (also while close() sends closeSession
-   * on it), unless it has just ended (the loop moves to "disconnected" one turn later).
-   */
-  private liveConn(): Connection | null {
+  /** The connected state's connection (kept while close() sends closeSession on it), even once it has ended. */
+  private sessionConn(): Connection | null {
     const p = this.phase;
-    const c = p.kind === "connected" ? p.conn : p.kind === "closing" && (p.was === "connected" || p.was === "connectedReadOnly") ? p.conn : null;
+    return p.kind === "connected" ? p.conn : p.kind === "closing" && (p.was === "connected" || p.was === "connectedReadOnly") ? p.conn : null;
+  }
+
+  /** The connection requests go on now: none once it has ended (the loop moves to "disconnected" one turn later). */
+  private liveConn(): Connection | null {
+    const c = this.sessionConn();
     return c && !c.isClosed ? c : null;
   }
 
   /** Clock time of the last bytes received from a server of this session. */
   get lastHeardAt(): number {
     // A connection still dialling or handshaking has heard nothing yet: it must not look fresh.
-    return this.liveConn()?.lastReceived ?? this.lastHeard;
+    return this.sessionConn()?.lastReceived ?? this.lastHeard;
   }
 
   /** Clock time the last request the server acknowledged was sent (liveness.ts: the lease). */
   get ackedSendAt(): number {
     if (this.phase.kind === "ended") return Number.NEGATIVE_INFINITY;
-    return this.liveConn()?.ackedSendAt ?? this.lastAcked;
+    return this.sessionConn()?.ackedSendAt ?? this.lastAcked;
   }
 
   /** ms until an acknowledged send is older than `within` (0 when it already is, or the session ended). */
@@ -176,7 +178,7 @@ export class Session {
       const { host, delayMs } = this.hosts.next();
       // After the first attempt, wait a random 0-1 s (and 1 s more after a full pass) like the Java client.
       const delay = attempt++ === 0 ? 0 : delayMs + Math.random() * 1000;
-      if (delay > 0) await this.sleep(delay);
+      if (delay > 0) await sleepOn(this.clock, delay, this.halt.signal); // cut short by close() or the end
       if (!this.dialling) break;
       let out: Outcome = await establish(this.dialContext(), host);
       if (out.kind === "established") out = (await this.prime(out.conn)) ?? out;
@@ -413,20 +415,5 @@ export class Session {
     }
     this.end("closed", ErrorCode.CONNECTIONLOSS, "the client is closed (close() was called)");
     await this.loop?.catch(() => {});
-  }
-
-  /** The pause between attempts; cut short when the session closes or ends. */
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const signal = this.halt.signal;
-      const wake = (): void => {
-        this.clock.clearTimeout(timer);
-        signal.removeEventListener("abort", wake);
-        resolve();
-      };
-      const timer = this.clock.setTimeout(wake, ms);
-      if (signal.aborted) wake();
-      else signal.addEventListener("abort", wake);
-    });
   }
 }

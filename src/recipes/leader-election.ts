@@ -94,12 +94,10 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   }
 
   /**
-   * True only while this participant leads and nothing casts doubt on it: `zk.heardWithin(lease)`, i.e. a
-   * request the server answered was sent within the lease, so a process resuming from a pause (SIGSTOP, a
-   * long GC or a blocked event loop) reads false before any timer or socket callback has run. The lease is
-   * the read timeout (2/3 of the session timeout) with the session connected (revokeOn "disconnected"), or
-   * 90% of the session timeout (revokeOn "expired": the server expires the session one session timeout
-   * after it last heard from us). `"revoked"` fires when this turns false, not later.
+   * True only while this participant leads and `zk.heardWithin(lease)`: a request the server answered was sent
+   * within the read timeout, connected (revokeOn "disconnected"), or 90% of the session timeout (revokeOn
+   * "expired"). A process resuming from a pause reads false before any timer or socket callback has run.
+   * `"revoked"` fires when this turns false, not later.
    */
   get isLeader(): boolean {
     if (!this.leading || this.phase !== "started") return false;
