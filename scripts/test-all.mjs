@@ -45,6 +45,7 @@ const CROSS_RUNTIME = [
   "test/integration/hostile-garbage.test.ts",
   "test/integration/hostile-mutating.test.ts",
   "test/integration/hostile-restart.test.ts",
+  "test/integration/client-transport.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -6,6 +6,7 @@
 /** An opaque timer handle, given back to clearTimeout. */
 export type TimerHandle = unknown;
 
+/** Timers and "now" for the client's own timing (ConnectOptions.clock; default `systemClock`). */
 export interface Clock {
   /** Milliseconds on a monotonic scale (performance.now() by default). */
   now(): number;
@@ -13,8 +14,23 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
+/** The default Clock: performance.now() and the global setTimeout/clearTimeout. */
 export const systemClock: Clock = {
   now: () => performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
+
+/** Waits `ms` on `clock`; resolves early when `signal` aborts (or has). */
+export function sleepOn(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const wake = (): void => {
+      clock.clearTimeout(timer);
+      signal.removeEventListener("abort", wake);
+      resolve();
+    };
+    const timer = clock.setTimeout(wake, ms);
+    if (signal.aborted) wake();
+    else signal.addEventListener("abort", wake);
+  });
+}

@@ -19,6 +19,7 @@ import { ZooKeeperError } from "./errors.ts";
 import type { Needs } from "./features.ts";
 import { Fifo } from "./fifo.ts";
 import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
+import { isStalled, pingIntervalFor, readTimeoutFor, tickFor } from "./liveness.ts";
 import type { Link } from "./transport.ts";
 import type { Logger } from "./types.ts";
 
@@ -31,14 +32,14 @@ export interface InFlight {
   onFail(code: number, reason: string): void;
   /** Server features the request needs; checked by the session before it goes on the wire. */
   needs?: Needs;
+  /** Clock time it was queued for the wire (set by the connection; its reply acknowledges this send). */
+  sentAt?: number;
 }
 
 export interface ConnectionEvents {
   onNotification(event: WatcherEvent, zxid: bigint): void;
   /** The last zxid seen in a normal reply, for reconnects. */
   onZxid(zxid: bigint): void;
-  /** Called once when the connection ends for any reason. */
-  onClosed(reason: string): void;
 }
 
 export interface ConnectionOptions {
@@ -66,13 +67,18 @@ export class Connection {
   private blocked = false;
   private lastSend = 0;
   private lastRecv = 0;
-  private pingsOutstanding = 0;
+  private readonly pings = new Fifo<number>(); // send times of the pings awaiting their reply
+  private handshakeSentAt = Number.NEGATIVE_INFINITY;
+  private acked = Number.NEGATIVE_INFINITY;
   private tickMs = 0;
   private lastTick = 0;
   private timer: TimerHandle | null = null;
   private readTimeout = 0;
   private pingInterval = 0;
   private closedReason: string | null = null;
+  private onEnd: (reason: string) => void = () => {};
+  /** Resolves (with the reason) once the connection has ended, for any reason. */
+  readonly closed: Promise<string> = new Promise<string>((resolve) => (this.onEnd = resolve));
 
   constructor(link: Link, opts: ConnectionOptions) {
     this.link = link;
@@ -83,8 +89,13 @@ export class Connection {
     this.lastRecv = this.lastSend = this.now();
   }
 
-  get closed(): boolean {
+  get isClosed(): boolean {
     return this.closedReason !== null;
+  }
+
+  /** When the last request the server has answered was sent (the ConnectRequest's, then every reply's). */
+  get ackedSendAt(): number {
+    return this.acked;
   }
 
   /** When the last bytes arrived (on the clock). */
@@ -159,25 +170,26 @@ export class Connection {
       };
       // Written alone: the Java client does not pipeline behind it because a server that answers
       // "expired" closes at once and a concurrent write could provoke an RST that eats the answer.
+      this.handshakeSentAt = this.now();
       this.writeNow(encodeFrame((w) => writeConnectRequest(w, req)));
     });
   }
 
   /** Starts pings and the read timeout for the negotiated session timeout. */
   startTimers(negotiatedTimeout: number): void {
-    this.readTimeout = (negotiatedTimeout * 2) / 3;
-    this.pingInterval = Math.min(this.readTimeout / 2, 10_000);
+    this.readTimeout = readTimeoutFor(negotiatedTimeout);
+    this.pingInterval = pingIntervalFor(this.readTimeout);
     this.schedule();
   }
 
   /** True when the periodic tick is well overdue, i.e. this process has not been running on time. */
   private stalled(): boolean {
-    return this.tickMs > 0 && this.now() - this.lastTick > 2 * this.tickMs + 100;
+    return isStalled(this.now(), this.lastTick, this.tickMs);
   }
 
   private schedule(): void {
     if (this.closedReason !== null) return;
-    const tick = Math.max(50, Math.min(this.pingInterval / 4, 1000));
+    const tick = tickFor(this.pingInterval);
     this.tickMs = tick;
     this.lastTick = this.now();
     this.timer = this.clock.setTimeout(() => this.onTick(), tick);
@@ -194,7 +206,7 @@ export class Connection {
       return;
     }
     if (now - this.lastSend >= this.pingInterval) {
-      this.pingsOutstanding++;
+      this.pings.push(now);
       this.enqueue(PING_FRAME);
     }
     this.schedule();
@@ -208,7 +220,10 @@ export class Connection {
       pending?.onFail(ErrorCode.CONNECTIONLOSS, this.closedReason);
       return;
     }
-    if (pending) (pending.xid === Xid.AUTH ? this.authInFlight : this.inFlight).push(pending);
+    if (pending) {
+      pending.sentAt = this.now();
+      (pending.xid === Xid.AUTH ? this.authInFlight : this.inFlight).push(pending);
+    }
     this.enqueue(frame);
   }
 
@@ -265,7 +280,9 @@ export class Connection {
     if (this.handshake) {
       const h = this.handshake;
       this.handshake = null;
-      h.resolve(readConnectResponse(r));
+      const res = readConnectResponse(r);
+      this.acked = this.handshakeSentAt;
+      h.resolve(res);
       return;
     }
     const header = readReplyHeader(r);
@@ -275,11 +292,12 @@ export class Connection {
         return;
       case Xid.PING:
         // A ping reply nobody asked for can only be a corrupted xid: the stream is not to be trusted.
-        if (this.pingsOutstanding === 0) throw new ProtocolError("BAD_FRAME", "ping reply without a ping outstanding");
-        this.pingsOutstanding--;
+        if (this.pings.length === 0) throw new ProtocolError("BAD_FRAME", "ping reply without a ping outstanding");
+        this.ack(this.pings.shift()!);
         return;
       case Xid.AUTH: {
         const auth = this.authInFlight.shift();
+        if (auth) this.ack(auth.sentAt);
         auth?.onReply(header, null);
         return;
       }
@@ -291,7 +309,12 @@ export class Connection {
       throw new ProtocolError("BAD_FRAME", `xid out of order: expected ${head.xid}, got ${header.xid}`);
     }
     if (header.zxid > 0n) this.events?.onZxid(header.zxid);
+    this.ack(head.sentAt);
     head.onReply(header, header.err === 0 ? r : null);
+  }
+
+  private ack(sentAt: number | undefined): void {
+    if (sentAt !== undefined && sentAt > this.acked) this.acked = sentAt;
   }
 
   // --- teardown ---
@@ -313,7 +336,7 @@ export class Connection {
     }
     for (const p of this.authInFlight.drain()) p.onFail(code, reason);
     for (const p of this.inFlight.drain()) p.onFail(code, reason);
-    this.events?.onClosed(reason);
+    this.onEnd(reason);
   }
 }
 

@@ -12,3 +12,8 @@ export type { RetryOptions } from "./helpers.ts";
 export { ReadOp } from "./config-ops.ts";
 export type { ConfigServer, ReadResult, ReconfigOptions, ZooKeeperConfig } from "./config-ops.ts";
 export type { ServerFeatures, ServerGeneration } from "./features.ts";
+export { defaultTransport } from "./transport.ts";
+export type { DialOptions, Link, LinkHandlers, Transport } from "./transport.ts";
+export { systemClock } from "./clock.ts";
+export type { Clock, TimerHandle } from "./clock.ts";
+export type { HostPort } from "../protocol/connect-string.ts";

@@ -1,81 +1,55 @@
-// The session engine: walks the host list, performs the handshake (and SASL), primes each new
-// connection (auth, then SetWatches, then queued requests), runs requests through the current
-// connection, and moves between the public states only on real transitions.
+// The session engine: walks the host list, performs the handshake (and SASL) through dial.ts, primes
+// each new connection (auth, then SetWatches, then queued requests), runs requests through the
+// current connection, and moves between the states of session-states.ts by one checked transition().
 import { ErrorCode, KeeperState, OpCode } from "../protocol/constants.ts";
 import type { HostPort } from "../protocol/connect-string.ts";
 import { encodeRequest } from "../protocol/frame.ts";
 import { JuteWriter } from "../protocol/jute.ts";
-import { Connection, type InFlight } from "./connection.ts";
+import type { ConnectResponse } from "../protocol/records.ts";
+import type { Connection, InFlight } from "./connection.ts";
+import { type DialContext, type Outcome, establish } from "./dial.ts";
 import { ZooKeeperError } from "./errors.ts";
 import { type ServerFeatures, featuresOf, probeFeatures, unsupported } from "./features.ts";
 import { HostList } from "./hosts.ts";
+import { clientExpiryAfter, leaseLeft } from "./liveness.ts";
 import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
 import { ReadOnlyProbe } from "./readonly-probe.ts";
 import { type Request, encodeUserRequest, inFlightFor, patchXid } from "./request.ts";
-import { type SaslClient, SaslRefused, saslExchange } from "./sasl-exchange.ts";
-import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
+import type { SaslClient } from "./sasl-exchange.ts";
+import type { Logger, SessionState } from "./types.ts";
+import { type Clock, sleepOn, systemClock } from "./clock.ts";
+import { type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
+import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "./tls-errors.ts";
-import type { Dialer } from "./transport.ts";
 import { WaitQueue } from "./wait-queue.ts";
-import type { SessionState, Logger, WatchedEvent } from "./types.ts";
-import type { WatchRegistry } from "./watches.ts";
-import type { ConnectionOptions as TlsOptions } from "node:tls";
 
-export type { Request, SaslClient };
+export type { Request, SaslClient, SessionOptions };
 
-export interface SessionOptions {
-  hosts: readonly HostPort[];
-  sessionTimeout: number;
-  connectTimeout: number;
-  readOnly: boolean;
-  tls?: boolean | TlsOptions;
-  sasl?: () => SaslClient;
-  sessionId?: bigint;
-  sessionPassword?: Uint8Array;
-  maxBufferSize: number;
-  clientSideExpiry: boolean;
-  logger: Logger;
-  dialer: Dialer;
-  /** Timers and "now" for everything the session runs (default: the runtime's). */
-  clock?: Clock;
-  watches: WatchRegistry;
-  onState(state: SessionState): void;
-  onWatchEvent(event: { type: number; state: number; path: string; zxid: bigint }, watchers: Iterable<(e: WatchedEvent) => void>): void;
-  /** Session-wide events (expiry, close) for every registered watcher. */
-  onSessionEvent(state: number): void;
-  fourLetter?: (host: HostPort, cmd: string) => Promise<string>;
-}
-
-const TERMINAL: ReadonlySet<SessionState> = new Set(["expired", "authFailed", "closed"]);
+const KEEPER_STATE = { expired: KeeperState.Expired, authFailed: KeeperState.AuthFailed, closed: KeeperState.Closed } as const;
 
 export class Session {
-  state: SessionState = "connecting";
-  sessionId = 0n;
-  password: Uint8Array = new Uint8Array(16);
   negotiatedTimeout = 0;
   lastZxid = 0n;
   /** What the server of the current (or last) connection supports; re-learnt on every connection. */
   features: ServerFeatures = featuresOf("3.5-3.8");
+  readonly clock: Clock;
+  private phase: Phase = { kind: "connecting", attempt: null };
+  private shown: SessionState = "connecting";
+  /** The session to resume; `global` once a read-write server has known it (read-only sessions are per server). */
+  private identity: { id: bigint; password: Uint8Array; global: boolean } | null = null;
   private readonly o: SessionOptions;
   private readonly hosts: HostList;
   private readonly writer = new JuteWriter(1024);
-  private readonly clock: Clock;
   private readonly queue: WaitQueue;
   private readonly auths: AuthEntry[] = [];
-  private conn: Connection | null = null;
-  private connHost: HostPort | null = null;
+  private readonly first: { promise: Promise<void>; resolve(): void; reject(e: Error): void };
+  private readonly halt = new AbortController(); // aborted when closing or ended: wakes the loop's sleep
   private xid = 1;
-  private seenRwServer = false;
-  private closing = false;
-  private sleeping: { wake(): void } | null = null;
-  private expiryTimer: TimerHandle | null = null;
-  private roProbe: ReadOnlyProbe | null = null;
   private lastHeard: number;
+  private lastAcked = Number.NEGATIVE_INFINITY;
   private lastDialError: Error | null = null;
   private certFailures = 0;
-  private firstConnect: { resolve(): void; reject(e: Error): void } | null = null;
   private loop: Promise<void> | null = null;
-  private readonly closedWaiters = new Map<Connection, () => void>();
 
   constructor(o: SessionOptions) {
     this.o = o;
@@ -83,205 +57,219 @@ export class Session {
     this.queue = new WaitQueue(this.clock);
     this.lastHeard = this.clock.now();
     this.hosts = new HostList(o.hosts);
-    if (o.sessionId !== undefined && o.sessionId !== 0n) {
-      this.sessionId = o.sessionId;
-      this.password = o.sessionPassword ?? new Uint8Array(16);
-      this.seenRwServer = true; // a user-supplied id is a global session
-    }
+    // A user-supplied id is a global session.
+    if (o.sessionId !== undefined && o.sessionId !== 0n) this.identity = { id: o.sessionId, password: o.sessionPassword ?? new Uint8Array(16), global: true };
+    let settle = { resolve: (): void => {}, reject: (_e: Error): void => {} };
+    const promise = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    promise.catch(() => {}); // start() hands it out; before that nobody is waiting
+    this.first = { promise, ...settle };
   }
 
   get log(): Logger {
     return this.o.logger;
   }
 
-  get connected(): boolean {
-    return this.state === "connected" || this.state === "connectedReadOnly";
+  get state(): SessionState {
+    return this.shown;
   }
 
-  get terminal(): boolean {
-    return TERMINAL.has(this.state);
+  get sessionId(): bigint {
+    return this.identity?.id ?? 0n;
+  }
+
+  get password(): Uint8Array {
+    return this.identity?.password ?? new Uint8Array(16);
+  }
+
+  /** Dialling for a first session or reconnecting: the loop runs. */
+  private get dialling(): boolean {
+    return this.phase.kind === "connecting" || this.phase.kind === "disconnected";
+  }
+
+  /** The connected state's connection (kept while close() sends closeSession on it), even once it has ended. */
+  private sessionConn(): Connection | null {
+    const p = this.phase;
+    return p.kind === "connected" ? p.conn : p.kind === "closing" && (p.was === "connected" || p.was === "connectedReadOnly") ? p.conn : null;
+  }
+
+  /** The connection requests go on now: none once it has ended (the loop moves to "disconnected" one turn later). */
+  private liveConn(): Connection | null {
+    const c = this.sessionConn();
+    return c && !c.isClosed ? c : null;
   }
 
   /** Clock time of the last bytes received from a server of this session. */
   get lastHeardAt(): number {
     // A connection still dialling or handshaking has heard nothing yet: it must not look fresh.
-    const c = this.conn;
-    return c && !c.closed && this.connected ? c.lastReceived : this.lastHeard;
+    return this.sessionConn()?.lastReceived ?? this.lastHeard;
+  }
+
+  /** Clock time the last request the server acknowledged was sent (liveness.ts: the lease). */
+  get ackedSendAt(): number {
+    if (this.phase.kind === "ended") return Number.NEGATIVE_INFINITY;
+    return this.sessionConn()?.ackedSendAt ?? this.lastAcked;
+  }
+
+  /** ms until an acknowledged send is older than `within` (0 when it already is, or the session ended). */
+  leaseRemaining(within: number): number {
+    return leaseLeft(this.clock.now(), this.ackedSendAt, within);
   }
 
   /** The remote address of the live connection ("host:port"), if any. */
   get remote(): string | null {
-    const c = this.conn;
-    return c && !c.closed && this.connected ? c.link.remote : null;
+    return this.liveConn()?.link.remote ?? null;
   }
 
   /** Runs the connect loop; resolves once the first session is established. */
   start(): Promise<void> {
-    const first = new Promise<void>((resolve, reject) => (this.firstConnect = { resolve, reject }));
     const timer = this.clock.setTimeout(() => {
-      if (!this.firstConnect) return;
+      if (this.phase.kind !== "connecting") return;
       const last = this.lastDialError ? `; last error: ${this.lastDialError.message}` : "";
-      this.finish("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.o.connectTimeout} ms${last}`);
+      this.end("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.o.connectTimeout} ms${last}`);
     }, this.o.connectTimeout);
-    first.then(() => this.clock.clearTimeout(timer), () => this.clock.clearTimeout(timer));
+    const clear = (): void => this.clock.clearTimeout(timer);
+    this.first.promise.then(clear, clear);
     this.loop = this.run();
-    return first;
+    return this.first.promise;
+  }
+
+  // --- states ---
+
+  /** The one way the phase changes: checked against TRANSITIONS, the old state's data released, then emitted. */
+  private transition(next: Phase): void {
+    const prev = this.phase;
+    checkTransition(prev.kind, next.kind);
+    this.phase = next;
+    if (prev.kind === "connected") prev.probe?.stop();
+    if (prev.kind === "disconnected" && prev.expiry !== null) this.clock.clearTimeout(prev.expiry);
+    if (next.kind === "closing" || next.kind === "ended") this.halt.abort();
+    if (next.kind === "connected") this.first.resolve();
+    if (next.kind === "ended") this.failEverything(prev, next);
+    const shown = publicState(next);
+    if (shown !== this.shown) {
+      this.shown = shown;
+      this.o.onState(shown);
+    }
+    if (next.kind === "ended") {
+      this.o.onSessionEvent(KEEPER_STATE[next.state]);
+      this.o.watches.clear();
+    }
+  }
+
+  private failEverything(prev: Phase, end: { code: ErrorCode; reason: string }): void {
+    const conn = prev.kind === "connected" || prev.kind === "closing" ? prev.conn : prev.kind === "ended" ? null : prev.attempt;
+    conn?.close(end.reason, end.code);
+    const err = new ZooKeeperError(end.code, end.reason);
+    this.queue.failAll(end.code, end.reason);
+    for (const a of this.auths) for (const w of a.waiters.splice(0)) w.reject(err);
+    this.first.reject(new ZooKeeperError(end.code, end.reason));
+  }
+
+  /** Enters the final state (once): fails everything, tells every watcher, stops the loop. */
+  private end(state: EndState, code: ErrorCode, reason: string): void {
+    if (this.phase.kind !== "ended") this.transition({ kind: "ended", state, code, reason });
   }
 
   // --- the connect loop ---
 
   private async run(): Promise<void> {
     let attempt = 0;
-    while (!this.terminal) {
+    while (this.dialling) {
       const { host, delayMs } = this.hosts.next();
       // After the first attempt, wait a random 0-1 s (and 1 s more after a full pass) like the Java client.
       const delay = attempt++ === 0 ? 0 : delayMs + Math.random() * 1000;
-      if (delay > 0) await this.sleep(delay);
-      if (this.terminal) break;
-      let conn: Connection;
-      try {
-        conn = await this.establish(host);
-      } catch (e) {
-        if (this.terminal) break;
-        this.lastDialError = e as Error;
-        this.log.debug(`zookeeper: connect to ${host.host}:${host.port} failed: ${(e as Error).message}`);
-        this.certFailures = isCertificateError(e) ? this.certFailures + 1 : 0;
-        if (this.firstConnect && this.certFailures >= this.hosts.size) {
-          this.finish("closed", ErrorCode.CONNECTIONLOSS, (e as Error).message);
-          break;
-        }
-        if (!this.firstConnect) this.armClientExpiry();
+      if (delay > 0) await sleepOn(this.clock, delay, this.halt.signal); // cut short by close() or the end
+      if (!this.dialling) break;
+      let out: Outcome = await establish(this.dialContext(), host);
+      if (out.kind === "established") out = (await this.prime(out.conn)) ?? out;
+      if (out.kind === "established" && (out.conn.isClosed || !this.dialling)) out = { kind: "failed", error: new Error("connection lost while priming") };
+      if (out.kind === "stopped" || !this.dialling) break;
+      if (out.kind === "fatal") {
+        this.end(out.state, out.code, out.reason);
+        break;
+      }
+      if (out.kind === "failed") {
+        this.attemptFailed(host, out.error);
         continue;
       }
       attempt = 1;
       this.certFailures = 0;
       this.lastDialError = null;
-      await new Promise<void>((resolve) => this.whenClosed(conn, resolve));
-      this.lastHeard = conn.lastReceived;
-      this.conn = null;
-      this.roProbe?.stop();
-      this.roProbe = null;
-      if (!this.terminal && !this.closing) {
-        this.setState("disconnected");
-        this.armClientExpiry();
-      }
-      if (this.closing) break;
+      await this.serve(out.conn, out.res, host);
     }
   }
 
-  private whenClosed(conn: Connection, fn: () => void): void {
-    if (conn.closed) fn();
-    else this.closedWaiters.set(conn, fn);
+  private attemptFailed(host: HostPort, e: Error): void {
+    const p = this.phase;
+    if (p.kind === "connecting" || p.kind === "disconnected") p.attempt = null;
+    this.lastDialError = e;
+    this.log.debug(`zookeeper: connect to ${host.host}:${host.port} failed: ${e.message}`);
+    this.certFailures = isCertificateError(e) ? this.certFailures + 1 : 0;
+    if (p.kind === "connecting" && this.certFailures >= this.hosts.size) this.end("closed", ErrorCode.CONNECTIONLOSS, e.message);
+    else this.armClientExpiry();
   }
 
-  private async establish(host: HostPort): Promise<Connection> {
-    let perHost = Math.max(1000, (this.negotiatedTimeout || this.o.sessionTimeout) / this.hosts.size);
-    // Before the first session, one stuck attempt (a peer that never answers nor closes) must not use
-    // up the whole connectTimeout: leave room for at least one more try.
-    if (this.firstConnect) perHost = Math.min(perHost, Math.max(500, this.o.connectTimeout / 2));
-    // Link events that come before the Connection exists are kept and replayed, never dropped: a
-    // runtime may emit the TLS 1.3 refusal (an error, then close) in the same turn as the handshake,
-    // before this await resumes; dropping it left the attempt waiting out perHost for a ConnectResponse.
-    let conn: Connection | null = null;
-    const early: ((c: Connection) => void)[] = [];
-    const on = (f: (c: Connection) => void): void => {
-      if (conn) f(conn);
-      else early.push(f);
-    };
-    const link = await this.o.dialer(
-      host,
-      {
-        onData: (chunk) => on((c) => c.handleData(chunk)),
-        onDrain: () => on((c) => c.handleDrain()),
-        onClose: (err) => on((c) => c.handleClose(err)),
+  /** Connected on `conn` until it ends; then "disconnected" (unless close() or the end came first). */
+  private async serve(conn: Connection, res: ConnectResponse, host: HostPort): Promise<void> {
+    this.hosts.connected();
+    const readOnly = res.readOnly;
+    const state: Phase = { kind: "connected", conn, host, readOnly, probe: null };
+    this.transition(state);
+    this.queue.release((frame, inFlight) => this.transmit(conn, frame, inFlight)); // anything queued since prime()
+    if (readOnly) state.probe = this.startReadOnlyProbe(host);
+    await conn.closed;
+    this.lastHeard = conn.lastReceived;
+    this.lastAcked = conn.ackedSendAt;
+    if (this.phase === state) {
+      this.transition({ kind: "disconnected", since: this.clock.now(), expiry: null, attempt: null });
+      this.armClientExpiry();
+    }
+  }
+
+  private dialContext(): DialContext {
+    const o = this.o;
+    const id = this.identity;
+    return {
+      dialer: o.dialer, tls: o.tls, sasl: o.sasl, clock: this.clock, logger: o.logger, maxBufferSize: o.maxBufferSize,
+      sessionTimeout: o.sessionTimeout, connectTimeout: o.connectTimeout, readOnly: o.readOnly, hostCount: this.hosts.size,
+      negotiatedTimeout: this.negotiatedTimeout, lastZxid: this.lastZxid, first: this.phase.kind === "connecting",
+      // A session made by a read-only server is only valid there: start over until a r/w server was seen.
+      resume: id?.global ? id : null,
+      stopped: () => !this.dialling,
+      attempting: (c) => {
+        const p = this.phase;
+        if (p.kind === "connecting" || p.kind === "disconnected") p.attempt = c;
       },
-      { tls: this.o.tls, timeoutMs: perHost },
-    );
-    if (this.terminal || this.closing) {
-      link.close();
-      throw new Error("session ended while connecting");
-    }
-    const c = new Connection(link, { maxBufferSize: this.o.maxBufferSize, logger: this.o.logger, clock: this.clock });
-    this.conn = c;
-    this.connHost = host;
-    const events = {
-      onNotification: (ev: { type: number; state: number; path: string }, zxid: bigint) => this.notify({ ...ev, zxid }),
-      onZxid: (zxid: bigint) => {
+      accepted: (res) => {
+        this.negotiatedTimeout = res.timeOut;
+        this.identity = { id: res.sessionId, password: res.passwd, global: (id?.global ?? false) || !res.readOnly };
+        this.lastHeard = this.clock.now();
+        const p = this.phase;
+        if (p.kind === "disconnected" && p.expiry !== null) {
+          this.clock.clearTimeout(p.expiry);
+          p.expiry = null;
+        }
+      },
+      onNotification: (ev, zxid) => this.notify({ ...ev, zxid }),
+      onZxid: (zxid) => {
         if (zxid > this.lastZxid) this.lastZxid = zxid;
       },
-      onClosed: () => {
-        const waiter = this.closedWaiters.get(c);
-        this.closedWaiters.delete(c);
-        waiter?.();
-      },
+      nextXid: () => this.nextXid(),
+      writer: this.writer,
     };
-    const resuming = this.sessionId !== 0n && this.seenRwServer;
-    const handshake = c.connect(
-      {
-        protocolVersion: 0,
-        lastZxidSeen: this.lastZxid,
-        timeOut: this.o.sessionTimeout,
-        // A session made by a read-only server is only valid there: start over until a r/w server was seen.
-        sessionId: resuming ? this.sessionId : 0n,
-        passwd: resuming ? this.password : new Uint8Array(16),
-        readOnly: this.o.readOnly,
-      },
-      perHost,
-      events,
-    );
-    conn = c;
-    for (const f of early.splice(0)) f(c);
-    const res = await handshake;
-    if (res.timeOut <= 0) {
-      c.close("session expired");
-      this.finish("expired", ErrorCode.SESSIONEXPIRED, `session 0x${this.sessionId.toString(16)} has expired`);
-      throw new Error("session expired");
-    }
-    if (resuming && res.sessionId !== this.sessionId) {
-      // Cannot happen with a correct server; treat it like an expiry rather than mix two sessions.
-      c.close("server answered with another session");
-      this.finish("expired", ErrorCode.SESSIONEXPIRED, `server 0x${res.sessionId.toString(16)} answered for session 0x${this.sessionId.toString(16)}`);
-      throw new Error("session mismatch");
-    }
-    this.negotiatedTimeout = res.timeOut;
-    this.sessionId = res.sessionId;
-    this.password = res.passwd;
-    if (!res.readOnly) this.seenRwServer = true;
-    this.lastHeard = this.clock.now();
-    this.disarmClientExpiry();
-    c.startTimers(res.timeOut);
-    if (this.o.sasl) {
-      try {
-        await saslExchange(c, this.o.sasl(), () => this.nextXid(), this.writer);
-      } catch (e) {
-        if (e instanceof SaslRefused) {
-          c.close(e.message);
-          this.finish("authFailed", ErrorCode.AUTHFAILED, e.message);
-        }
-        throw e;
-      }
-    }
-    if (c.closed || this.terminal) throw new Error("connection lost while priming");
-    await this.prime(c);
-    this.hosts.connected();
-    this.setState(res.readOnly ? "connectedReadOnly" : "connected");
-    if (res.readOnly) this.startReadOnlyProbe(host);
-    this.firstConnect?.resolve();
-    this.firstConnect = null;
-    return c;
   }
 
   /** Auth packets, the feature probes, SetWatches batches, then everything queued while disconnected. */
-  private async prime(conn: Connection): Promise<void> {
+  private async prime(conn: Connection): Promise<Outcome | undefined> {
     for (const a of this.auths) sendAuth(conn, a, this.writer, (x) => this.authRefused(x));
     const relativeZxid = this.lastZxid; // the probes' replies move lastZxid; catch-up is relative to before
     try {
       this.features = await probeFeatures(conn, () => this.nextXid(), this.writer);
     } catch (e) {
-      if (e instanceof ZooKeeperError) this.finish("authFailed", e.code, e.message);
-      throw new Error("connection lost while priming");
+      if (e instanceof ZooKeeperError) return { kind: "fatal", state: "authFailed", code: e.code, reason: e.message };
+      return { kind: "failed", error: new Error("connection lost while priming") };
     }
-    if (conn.closed || this.terminal) throw new Error("connection lost while priming");
+    if (conn.isClosed || !this.dialling) return { kind: "failed", error: new Error("connection lost while priming") };
     let batches = watchBatches(this.o.watches, relativeZxid);
     if (!this.features.persistentWatches && batches.some((b) => b.persistentWatches.length + b.persistentRecursiveWatches.length > 0)) {
       // A server older than the one that took them (a downgrade mid-session): SetWatches2 would drop the link.
@@ -290,10 +278,11 @@ export class Session {
     }
     sendSetWatches(conn, batches, () => this.nextXid(), this.writer, this.log);
     this.queue.release((frame, inFlight) => this.transmit(conn, frame, inFlight));
+    return undefined;
   }
 
   private authRefused(a: AuthEntry): void {
-    this.finish("authFailed", ErrorCode.AUTHFAILED, `authentication with scheme ${a.scheme} failed`);
+    this.end("authFailed", ErrorCode.AUTHFAILED, `authentication with scheme ${a.scheme} failed`);
   }
 
   // --- requests ---
@@ -307,8 +296,8 @@ export class Session {
   /** Sends a request now when connected, otherwise queues it until the next connection. */
   submit<T>(req: Request<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.terminal || this.closing) {
-        reject(this.terminalError(req));
+      if (this.phase.kind === "closing" || this.phase.kind === "ended") {
+        reject(endedError(this.shown, req));
         return;
       }
       let frame: Uint8Array;
@@ -319,8 +308,8 @@ export class Session {
         return;
       }
       const inFlight = inFlightFor(req, resolve, reject);
-      const conn = this.conn;
-      if (conn && this.connected && !conn.closed) {
+      const conn = this.liveConn();
+      if (conn) {
         this.transmit(conn, frame, inFlight);
         return;
       }
@@ -346,22 +335,21 @@ export class Session {
   updateHosts(hosts: readonly HostPort[]): void {
     if (hosts.length === 0) return;
     this.hosts.replace(hosts);
-    const c = this.conn;
-    const h = this.connHost;
-    if (c && h && !c.closed && !this.hosts.has(h.host, h.port)) c.close("the server is no longer in the server list");
+    const p = this.phase;
+    if (p.kind === "connected" && !this.hosts.has(p.host.host, p.host.port)) p.conn.close("the server is no longer in the server list");
   }
 
   /** Stores credentials (replayed on every reconnect) and sends them now when connected. */
   addAuth(scheme: string, auth: Uint8Array): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      if (this.terminal || this.closing) {
-        reject(this.terminalError({ op: "addAuthInfo" }));
+      if (this.phase.kind === "closing" || this.phase.kind === "ended") {
+        reject(endedError(this.shown, { op: "addAuthInfo" }));
         return;
       }
       const entry: AuthEntry = { scheme, auth, waiters: [{ resolve, reject }] };
       this.auths.push(entry);
-      const conn = this.conn;
-      if (conn && this.connected && !conn.closed) sendAuth(conn, entry, this.writer, (x) => this.authRefused(x));
+      const conn = this.liveConn();
+      if (conn) sendAuth(conn, entry, this.writer, (x) => this.authRefused(x));
     });
   }
 
@@ -376,89 +364,45 @@ export class Session {
 
   // --- read-only probing ---
 
-  private startReadOnlyProbe(current: HostPort): void {
+  private startReadOnlyProbe(current: HostPort): ReadOnlyProbe | null {
     const fourLetter = this.o.fourLetter;
-    if (!fourLetter || this.hosts.size < 2) return;
-    this.roProbe = new ReadOnlyProbe({
+    if (!fourLetter || this.hosts.size < 2) return null;
+    return new ReadOnlyProbe({
       hosts: this.hosts.all,
       current,
       fourLetter,
       clock: this.clock,
-      active: () => this.state === "connectedReadOnly",
+      active: () => this.shown === "connectedReadOnly",
       onFound: (h) => {
         this.log.info(`zookeeper: read-write server ${h.host}:${h.port} found; moving to it`);
         this.hosts.preferNext(h);
-        this.conn?.close("moving to a read-write server");
+        if (this.phase.kind === "connected") this.phase.conn.close("moving to a read-write server");
       },
     });
   }
 
-  // --- expiry, states, teardown ---
+  // --- expiry, teardown ---
 
+  /** Client-side expiry, armed while disconnected: 4/3 of the session timeout after the server was last heard. */
   private armClientExpiry(): void {
-    if (!this.o.clientSideExpiry || this.negotiatedTimeout <= 0 || this.expiryTimer || this.terminal) return;
-    const limit = (this.negotiatedTimeout * 4) / 3;
+    const p = this.phase;
+    if (p.kind !== "disconnected" || p.expiry !== null || !this.o.clientSideExpiry || this.negotiatedTimeout <= 0) return;
+    const limit = clientExpiryAfter(this.negotiatedTimeout);
     const left = Math.max(0, limit - (this.clock.now() - this.lastHeard));
-    this.expiryTimer = this.clock.setTimeout(() => {
-      this.expiryTimer = null;
-      if (!this.connected && !this.terminal) {
-        this.finish("expired", ErrorCode.SESSIONEXPIRED, `no server reachable for ${Math.round(limit)} ms; the session has expired`);
-      }
+    p.expiry = this.clock.setTimeout(() => {
+      p.expiry = null;
+      if (this.phase === p) this.end("expired", ErrorCode.SESSIONEXPIRED, `no server reachable for ${Math.round(limit)} ms; the session has expired`);
     }, left);
-  }
-
-  private disarmClientExpiry(): void {
-    if (this.expiryTimer) this.clock.clearTimeout(this.expiryTimer);
-    this.expiryTimer = null;
-  }
-
-  private setState(state: SessionState): void {
-    if (this.state === state) return;
-    this.state = state;
-    this.o.onState(state);
-  }
-
-  private terminalError(req: { op: string; path?: string }): ZooKeeperError {
-    const details = { op: req.op, path: req.path };
-    switch (this.state) {
-      case "expired":
-        return new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session has expired", details);
-      case "authFailed":
-        return new ZooKeeperError(ErrorCode.AUTHFAILED, "authentication failed; the client is finished", details);
-      default:
-        return new ZooKeeperError(ErrorCode.CONNECTIONLOSS, "the client is closed (close() was called)", details);
-    }
-  }
-
-  /** Enters a terminal state: fails everything, tells every watcher, stops the loop. */
-  private finish(state: "expired" | "authFailed" | "closed", code: ErrorCode, reason: string): void {
-    if (this.terminal) return;
-    this.state = state;
-    this.disarmClientExpiry();
-    this.roProbe?.stop();
-    this.roProbe = null;
-    this.sleeping?.wake();
-    this.conn?.close(reason, code);
-    const err = new ZooKeeperError(code, reason);
-    this.queue.failAll(code, reason);
-    for (const a of this.auths) for (const w of a.waiters.splice(0)) w.reject(err);
-    if (this.firstConnect) {
-      this.firstConnect.reject(new ZooKeeperError(code, reason));
-      this.firstConnect = null;
-    }
-    this.o.onState(state);
-    const keeperState = state === "expired" ? KeeperState.Expired : state === "authFailed" ? KeeperState.AuthFailed : KeeperState.Closed;
-    this.o.onSessionEvent(keeperState);
-    this.o.watches.clear();
   }
 
   /** Ends the session on the server (closeSession) and stops. */
   async close(): Promise<void> {
-    if (this.terminal || this.closing) return this.loop?.catch(() => {});
+    const p = this.phase;
+    if (p.kind === "closing" || p.kind === "ended") return this.loop?.catch(() => {});
     // From here on the server's close of the socket is expected: no "disconnected", no reconnect.
-    this.closing = true;
-    const conn = this.conn;
-    if (conn && this.connected && !conn.closed) {
+    this.transition({ kind: "closing", was: this.shown, conn: p.kind === "connected" ? p.conn : p.attempt });
+    const conn = this.liveConn();
+    if (conn) {
       const timeout = Math.min(this.negotiatedTimeout || 5000, 5000);
       await new Promise<void>((resolve) => {
         const t = this.clock.setTimeout(resolve, timeout);
@@ -469,19 +413,7 @@ export class Session {
         this.transmit(conn, encodeRequest(0, OpCode.closeSession, undefined, undefined, this.writer), { xid: 0, opcode: OpCode.closeSession, onReply: done, onFail: done });
       });
     }
-    this.finish("closed", ErrorCode.CONNECTIONLOSS, "the client is closed (close() was called)");
+    this.end("closed", ErrorCode.CONNECTIONLOSS, "the client is closed (close() was called)");
     await this.loop?.catch(() => {});
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const wake = (): void => {
-        this.clock.clearTimeout(timer);
-        this.sleeping = null;
-        resolve();
-      };
-      const timer = this.clock.setTimeout(wake, ms);
-      this.sleeping = { wake };
-    });
   }
 }

@@ -1,10 +1,12 @@
 // The only file that touches sockets: dials a host over node:net or node:tls (both exist in Node,
-// Bun and Deno) and exposes it as a Link. Everything above sees only this interface, so tests can
-// put a fault proxy in between.
+// Bun and Deno) and exposes it as a Link. Everything above sees only the Transport interface, so a
+// user can put a proxy (SOCKS, HTTP CONNECT), Deno.connect or a test double in its place
+// (ConnectOptions.transport), and tests can put a fault proxy in between.
 import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import type { HostPort } from "../protocol/connect-string.ts";
 
+/** A duplex byte stream to one server, as a Transport gives it. */
 export interface Link {
   /** Queues bytes; false means the socket buffer is full and the caller should wait for onDrain. */
   write(bytes: Uint8Array): boolean;
@@ -13,17 +15,34 @@ export interface Link {
   readonly remote: string;
 }
 
+/** Where a Transport delivers what happens on a Link (after connect() resolved). */
 export interface LinkHandlers {
+  /** Bytes from the server, in order. */
   onData(chunk: Uint8Array): void;
+  /** The Link can take writes again after write() returned false. */
   onDrain(): void;
+  /** The stream ended (with the error, if any); called once, and not after Link.close(). */
   onClose(error?: Error): void;
 }
 
+/** What a connect() is asked for: TLS (ConnectOptions.tls as given) and how long establishing may take. */
 export interface DialOptions {
+  /** true, or node:tls options: the stream must be TLS (with these options). */
   tls?: boolean | ConnectionOptions;
+  /** Give up (reject) after this many ms. */
   timeoutMs: number;
 }
 
+/**
+ * How the client reaches a server (ConnectOptions.transport; default `defaultTransport`, node:net or node:tls).
+ * connect() resolves with a Link once the stream is open (for TLS: once the TLS handshake is done), or
+ * rejects (a refused certificate as an Error with the runtime's `code`, so it is not retried).
+ */
+export interface Transport {
+  connect(target: HostPort, handlers: LinkHandlers, options: DialOptions): Promise<Link>;
+}
+
+/** The internal shape of a Transport (the `dialer` test seam of the simulation and the soak). */
 export type Dialer = (target: HostPort, handlers: LinkHandlers, opts: DialOptions) => Promise<Link>;
 
 /** The code of a dial error caused by a missing runtime permission (Deno's net permission). */
@@ -87,3 +106,6 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
       }
     });
   });
+
+/** The default Transport: node:net, or node:tls when `tls` is set (Node, Bun and Deno). */
+export const defaultTransport: Transport = { connect: dialSocket };

@@ -2,6 +2,8 @@
 import type { ACL, Id, Stat } from "../protocol/records.ts";
 import type { ConnectionOptions } from "node:tls";
 import type { CallOptions } from "./abort.ts";
+import type { Clock } from "./clock.ts";
+import type { Transport } from "./transport.ts";
 import type { CreateMode, ErrorCode, EventType, KeeperState } from "../protocol/constants.ts";
 
 export type { ACL, Id, Stat };
@@ -93,6 +95,17 @@ export interface ConnectOptions {
   logger?: Logger;
   /** Declare the session expired after 4/3 of the negotiated timeout without a server (as the Java client 3.9.3+ does). Default true. */
   clientSideExpiry?: boolean;
+  /**
+   * How to reach a server: `connect(target, handlers, { tls, timeoutMs })` resolving with a duplex byte stream
+   * (default `defaultTransport`: node:net, or node:tls when `tls` is set). For a SOCKS or HTTP CONNECT proxy,
+   * `Deno.connect`, or a test double. README "Custom transports and clocks".
+   */
+  transport?: Transport;
+  /**
+   * Timers and "now" for the client's own timing: read timeout, pings, client-side expiry, stall detection,
+   * reconnect backoff, `lastHeardAt` and the lease (default `systemClock`: performance.now() and global timers).
+   */
+  clock?: Clock;
 }
 
 export type { CallOptions };

@@ -4,7 +4,6 @@ import { EventEmitter } from "node:events";
 import { AddWatchMode, CreateMode, ErrorCode, EventType, type KeeperState, WatcherType } from "../protocol/constants.ts";
 import { parseConnectString } from "../protocol/connect-string.ts";
 import { ProtocolError } from "../protocol/errors.ts";
-import { DEFAULT_MAX_BUFFER } from "../protocol/jute.ts";
 import { Ops } from "../protocol/ops.ts";
 import { stripChroot } from "../protocol/path.ts";
 import type { ACL, Stat } from "../protocol/records.ts";
@@ -12,17 +11,16 @@ import { type CallOptions, raceSignal, signalOf } from "./abort.ts";
 import { Ids } from "./acl.ts";
 import { Caller, clientPaths, createNode, ephemeralsPrefix, identities, need, persistentKind } from "./call.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
-import { fourLetterWord } from "./four-letter.ts";
 import { deleteTree } from "./helpers.ts";
 import { Op, decodeResults, encodeOp, multiNeeds } from "./op.ts";
 import { type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
 import type { ServerFeatures } from "./features.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "./listeners.ts";
 import { Session } from "./session.ts";
-import { saslFactory } from "./sasl-exchange.ts";
 import { Transaction } from "./transaction.ts";
-import { dialSocket, type Dialer } from "./transport.ts";
 import type { Clock } from "./clock.ts";
+import { readTimeoutFor } from "./liveness.ts";
+import { type InternalOptions, sessionOptions } from "./session-options.ts";
 import type { ConnectOptions, CreateOptions, Data, Logger, OpResult, SessionState, WatchedEvent, Watcher } from "./types.ts";
 import { checkAcl, checkPath, checkVersion, checkWatcher, toBytes } from "./validate.ts";
 import { watchIterator } from "./watch-iterator.ts";
@@ -39,12 +37,7 @@ export interface ZooKeeperEvents {
   listenerError: [info: ListenerError];
 }
 
-export interface InternalOptions extends ConnectOptions {
-  /** Test seam: how links are dialled (default: node:net / node:tls). */
-  dialer?: Dialer;
-  /** Test seam: the session's timers and "now" (default: the runtime's timers and performance.now()). */
-  clock?: Clock;
-}
+export type { InternalOptions };
 
 /**
  * A ZooKeeper client (servers 3.4 to 3.9): one session, moved between the connect string's hosts. Every
@@ -69,31 +62,14 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     }
     this.chroot = parsed.chroot;
     this.log = options.logger ?? silent;
-    const num = (name: keyof ConnectOptions, dflt: number): number => {
-      const v = options[name] ?? dflt;
-      if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) throw badArguments(`${name} must be a positive number`, "connect");
-      return v;
-    };
-    this.maxBufferSize = num("maxBufferSize", DEFAULT_MAX_BUFFER);
+    const base = sessionOptions(parsed.hosts, options, this.log);
+    this.maxBufferSize = base.maxBufferSize;
     this.session = new Session({
-      hosts: parsed.hosts,
-      sessionTimeout: Math.round(num("sessionTimeout", 30_000)),
-      connectTimeout: num("connectTimeout", 30_000),
-      readOnly: options.readOnly === true,
-      tls: options.tls,
-      sasl: options.sasl ? saslFactory(options.sasl) : undefined,
-      sessionId: options.sessionId,
-      sessionPassword: options.sessionPassword,
-      maxBufferSize: this.maxBufferSize,
-      clientSideExpiry: options.clientSideExpiry !== false,
-      logger: this.log,
-      dialer: options.dialer ?? dialSocket,
-      clock: options.clock,
+      ...base,
       watches: this.watches,
       onState: (state) => this.emitSafely(state),
       onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type as EventType, state: ev.state as KeeperState, path: stripChroot(this.chroot, ev.path), zxid: ev.zxid === -1n ? undefined : ev.zxid }),
       onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state: state as KeeperState, path: null, zxid: undefined }),
-      fourLetter: (host, cmd) => fourLetterWord(host, cmd, 2000, options.tls),
     });
   }
 
@@ -142,13 +118,29 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   get negotiatedTimeout(): number {
     return this.session.negotiatedTimeout;
   }
-  /** performance.now() time of the last bytes received from the server (for "is my link in doubt" checks). */
+  /** `clock.now()` time of the last bytes received from the server (the read timeout counts from it). */
   get lastHeardAt(): number {
     return this.session.lastHeardAt;
   }
   /** Read timeout of the link: 2/3 of the negotiated session timeout (ms); silence past it drops the link. */
   get readTimeout(): number {
-    return (this.session.negotiatedTimeout * 2) / 3;
+    return readTimeoutFor(this.session.negotiatedTimeout);
+  }
+  /** The client's Clock (`ConnectOptions.clock`, default `systemClock`): the time `lastHeardAt` and the lease are on. */
+  get clock(): Clock {
+    return this.session.clock;
+  }
+  /**
+   * True when a request the server has answered (a ping counts) was sent within the last `ms`, i.e. the server
+   * heard this session no longer than `ms` ago. Counted from the send: replies that piled up while this process
+   * was paused acknowledge old sends and do not make it true. False once the session has ended.
+   */
+  heardWithin(ms: number): boolean {
+    return this.session.leaseRemaining(ms) > 0;
+  }
+  /** ms until `heardWithin(ms)` turns false (default `ms`: `readTimeout`); 0 once it is. The lease recipes lead on. */
+  leaseRemaining(ms: number = this.readTimeout): number {
+    return this.session.leaseRemaining(ms);
   }
   /** "host:port" of the server this client is connected to, or null while not connected. */
   get remoteAddress(): string | null {

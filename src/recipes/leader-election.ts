@@ -2,7 +2,7 @@
 // ephemeral-sequential candidates, order by sequence, each candidate watches only its predecessor,
 // the leader must own the first znode (ephemeralOwner), and leadership ends at the first doubt.
 import { EventEmitter } from "node:events";
-import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
+import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { Op, Transaction, ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
 import { childrenOrNone, readParticipants, type Participant } from "./candidates.ts";
@@ -66,7 +66,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private leaderToken: bigint | undefined;
   private leaderVersion = 0;
   private checkQueued = false;
-  private heardBeforeDrop: number | null = null; // zk.lastHeardAt when the link dropped
+  private leaseTimer: TimerHandle | null = null; // fires when isLeader's lease may have lapsed
   private retry: ReturnType<typeof setTimeout> | null = null;
   private ended: unknown = null; // why the election ended (rejects later calls)
   private readonly waiters = new Waiters();
@@ -94,20 +94,33 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   }
 
   /**
-   * True only while this participant leads and nothing casts doubt on it. With revokeOn "disconnected":
-   * the session is connected and the server was heard from within the read timeout (2/3 of the session
-   * timeout), so a process resuming from a pause (SIGSTOP, a long GC or a blocked event loop) reads
-   * false before any timer or socket callback has run. With revokeOn "expired": the server was heard
-   * from within 90% of the session timeout (the server can expire the session one session timeout
-   * after it last heard from us; the 10% margin covers the latency between its hearing and ours).
+   * True only while this participant leads and `zk.heardWithin(lease)`: a request the server answered was sent
+   * within the read timeout, connected (revokeOn "disconnected"), or 90% of the session timeout (revokeOn
+   * "expired"). A process resuming from a pause reads false before any timer or socket callback has run.
+   * `"revoked"` fires when this turns false, not later.
    */
   get isLeader(): boolean {
     if (!this.leading || this.phase !== "started") return false;
-    // While not connected, count from the last bytes of the dropped link, not from a new link's dialling.
-    const heard = this.zk.state === "connected" ? this.zk.lastHeardAt : (this.heardBeforeDrop ?? this.zk.lastHeardAt);
-    const silent = performance.now() - heard;
-    if (this.revokeOn === "disconnected") return this.zk.state === "connected" && silent < this.zk.readTimeout;
-    return !TERMINAL.has(this.zk.state) && silent < this.zk.negotiatedTimeout * 0.9;
+    if (this.revokeOn === "disconnected") return this.zk.state === "connected" && this.zk.heardWithin(this.leaseMs);
+    return !TERMINAL.has(this.zk.state) && this.zk.heardWithin(this.leaseMs);
+  }
+
+  private get leaseMs(): number {
+    return this.revokeOn === "disconnected" ? this.zk.readTimeout : this.zk.negotiatedTimeout * 0.9;
+  }
+
+  /** Re-armed on every election and lapse check: "revoked" as soon as isLeader's lease lapses; then a re-check. */
+  private watchLease(): void {
+    if (this.leaseTimer !== null) this.zk.clock.clearTimeout(this.leaseTimer);
+    this.leaseTimer = null;
+    if (!this.leading || this.phase !== "started") return;
+    this.leaseTimer = this.zk.clock.setTimeout(() => {
+      this.leaseTimer = null;
+      if (!this.leading || this.phase !== "started") return;
+      if (this.isLeader) return this.watchLease();
+      this.revoke(this.revokeOn);
+      this.requestCheck(); // a session that is still fine leads again once the server answers
+    }, this.zk.leaseRemaining(this.leaseMs));
   }
 
   /** Fencing token while leading: the czxid of our candidate znode (grows from leader to leader). */
@@ -319,8 +332,6 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
 
   private readonly onState = (state: SessionState): void => {
     if (this.phase !== "started") return;
-    if (state === "connected") this.heardBeforeDrop = null;
-    else this.heardBeforeDrop ??= this.zk.lastHeardAt;
     switch (state) {
       case "connected":
         this.requestCheck();
@@ -371,6 +382,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
       this.leading = true;
       this.emitSafely("elected");
     }
+    this.watchLease();
     this.waiters.resolveAll();
   }
 
@@ -378,6 +390,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     if (!this.leading) return;
     this.leading = false;
     this.leaderToken = undefined;
+    this.watchLease();
     this.emitSafely("revoked", reason);
   }
 

@@ -79,13 +79,13 @@ export class Lock extends EventEmitter<LockEvents> {
   }
 
   /**
-   * True only while we hold the lock and nothing casts doubt on it: the session is connected and the
-   * server was heard from within the read timeout (2/3 of the session timeout), so a process resuming
-   * from a pause reads false before any timer or socket callback has run.
+   * True only while we hold the lock and nothing casts doubt on it: the session is connected and a request
+   * the server answered was sent within the read timeout (`zk.heardWithin`, 2/3 of the session timeout),
+   * so a process resuming from a pause reads false before any timer or socket callback has run.
    */
   get isHeld(): boolean {
     if (!this.attempt?.held) return false;
-    return this.zk.state === "connected" && performance.now() - this.zk.lastHeardAt < this.zk.readTimeout;
+    return this.zk.state === "connected" && this.zk.heardWithin(this.zk.readTimeout);
   }
 
   /** Fencing token while held: our lock znode's czxid (grows from holder to holder). */

@@ -14,8 +14,12 @@ import {
   ZooKeeper,
   ZooKeeperError,
   isZooKeeperError,
+  defaultTransport,
+  systemClock,
+  type Clock,
   type OpResult,
   type SessionState,
+  type Transport,
   type WatchedEvent,
 } from "zookeeper-ts";
 import { GroupMember, LeaderElection, type RevokeReason } from "zookeeper-ts/recipes";
@@ -102,4 +106,17 @@ export function recipes(): void {
   // @ts-expect-error an event the election does not emit
   election.on("leader", () => {});
   new GroupMember(zk, "/group", { id: "m1" });
+}
+
+export async function transportAndClock(): Promise<void> {
+  const transport: Transport = { connect: (target, handlers, options) => defaultTransport.connect(target, handlers, options) };
+  const clock: Clock = { now: () => systemClock.now(), setTimeout: (fn, ms) => systemClock.setTimeout(fn, ms), clearTimeout: (h) => systemClock.clearTimeout(h) };
+  const c = await ZooKeeper.connect("127.0.0.1:2181", { transport, clock });
+  const fresh: boolean = c.heardWithin(c.readTimeout);
+  const left: number = c.leaseRemaining();
+  void [fresh, left, c.clock.now()];
+  // @ts-expect-error a transport is an object with connect(), not a function
+  await ZooKeeper.connect("127.0.0.1:2181", { transport: defaultTransport.connect });
+  // @ts-expect-error a clock needs setTimeout and clearTimeout
+  await ZooKeeper.connect("127.0.0.1:2181", { clock: { now: () => 0 } });
 }

@@ -1,0 +1,128 @@
+// One connection attempt: dial a host, send the ConnectRequest, check the answer, run SASL. It
+// returns an Outcome for the session's loop to act on (and never ends the session itself): a
+// connection to prime, a failure worth another try, a verdict that ends the session, or "stopped"
+// when the session ended meanwhile.
+import { ErrorCode } from "../protocol/constants.ts";
+import type { HostPort } from "../protocol/connect-string.ts";
+import type { JuteWriter } from "../protocol/jute.ts";
+import type { ConnectResponse } from "../protocol/records.ts";
+import { Connection } from "./connection.ts";
+import type { Clock } from "./clock.ts";
+import { type SaslClient, SaslRefused, saslExchange } from "./sasl-exchange.ts";
+import type { EndState } from "./session-states.ts";
+import type { Dialer } from "./transport.ts";
+import type { Logger } from "./types.ts";
+import type { ConnectionOptions as TlsOptions } from "node:tls";
+
+export type Outcome =
+  | { kind: "established"; conn: Connection; res: ConnectResponse }
+  | { kind: "failed"; error: Error }
+  | { kind: "fatal"; state: EndState; code: ErrorCode; reason: string }
+  | { kind: "stopped" };
+
+/** What an attempt needs from the session. */
+export interface DialContext {
+  dialer: Dialer;
+  tls?: boolean | TlsOptions;
+  sasl?: () => SaslClient;
+  clock: Clock;
+  logger: Logger;
+  maxBufferSize: number;
+  sessionTimeout: number;
+  connectTimeout: number;
+  readOnly: boolean;
+  hostCount: number;
+  negotiatedTimeout: number;
+  lastZxid: bigint;
+  /** No session yet (the first connect): one stuck attempt must not use up connectTimeout. */
+  first: boolean;
+  /** The session to resume, or null to ask for a new one. */
+  resume: { id: bigint; password: Uint8Array } | null;
+  /** The session ended (or is closing): give up this attempt. */
+  stopped(): boolean;
+  /** The attempt's connection exists (so ending the session can close it). */
+  attempting(c: Connection): void;
+  /** The handshake is accepted: learn the session's id, password and timeout. */
+  accepted(res: ConnectResponse, c: Connection): void;
+  onNotification(ev: { type: number; state: number; path: string }, zxid: bigint): void;
+  onZxid(zxid: bigint): void;
+  nextXid(): number;
+  writer: JuteWriter;
+}
+
+export async function establish(x: DialContext, host: HostPort): Promise<Outcome> {
+  let perHost = Math.max(1000, (x.negotiatedTimeout || x.sessionTimeout) / x.hostCount);
+  if (x.first) perHost = Math.min(perHost, Math.max(500, x.connectTimeout / 2));
+  // Link events that come before the Connection exists are kept and replayed, never dropped: a
+  // runtime may emit the TLS 1.3 refusal (an error, then close) in the same turn as the handshake,
+  // before this await resumes; dropping it left the attempt waiting out perHost for a ConnectResponse.
+  let conn: Connection | null = null;
+  const early: ((c: Connection) => void)[] = [];
+  const on = (f: (c: Connection) => void): void => {
+    if (conn) f(conn);
+    else early.push(f);
+  };
+  let link;
+  try {
+    link = await x.dialer(
+      host,
+      {
+        onData: (chunk) => on((c) => c.handleData(chunk)),
+        onDrain: () => on((c) => c.handleDrain()),
+        onClose: (err) => on((c) => c.handleClose(err)),
+      },
+      { tls: x.tls, timeoutMs: perHost },
+    );
+  } catch (e) {
+    return { kind: "failed", error: e as Error };
+  }
+  if (x.stopped()) {
+    link.close();
+    return { kind: "stopped" };
+  }
+  const c = new Connection(link, { maxBufferSize: x.maxBufferSize, logger: x.logger, clock: x.clock });
+  x.attempting(c);
+  const handshake = c.connect(
+    {
+      protocolVersion: 0,
+      lastZxidSeen: x.lastZxid,
+      timeOut: x.sessionTimeout,
+      sessionId: x.resume ? x.resume.id : 0n,
+      passwd: x.resume ? x.resume.password : new Uint8Array(16),
+      readOnly: x.readOnly,
+    },
+    perHost,
+    { onNotification: (ev, zxid) => x.onNotification(ev, zxid), onZxid: (zxid) => x.onZxid(zxid) },
+  );
+  conn = c;
+  for (const f of early.splice(0)) f(c);
+  let res: ConnectResponse;
+  try {
+    res = await handshake;
+  } catch (e) {
+    return { kind: "failed", error: e as Error };
+  }
+  const id = x.resume?.id ?? 0n;
+  if (res.timeOut <= 0) {
+    c.close("session expired");
+    return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `session 0x${id.toString(16)} has expired` };
+  }
+  if (x.resume && res.sessionId !== id) {
+    // Cannot happen with a correct server; treat it like an expiry rather than mix two sessions.
+    c.close("server answered with another session");
+    return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `server 0x${res.sessionId.toString(16)} answered for session 0x${id.toString(16)}` };
+  }
+  x.accepted(res, c);
+  c.startTimers(res.timeOut);
+  if (x.sasl) {
+    try {
+      await saslExchange(c, x.sasl(), x.nextXid, x.writer);
+    } catch (e) {
+      if (!(e instanceof SaslRefused)) return { kind: "failed", error: e as Error };
+      c.close(e.message);
+      return { kind: "fatal", state: "authFailed", code: ErrorCode.AUTHFAILED, reason: e.message };
+    }
+  }
+  if (c.isClosed || x.stopped()) return { kind: "failed", error: new Error("connection lost while priming") };
+  return { kind: "established", conn: c, res };
+}

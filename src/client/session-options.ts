@@ -1,0 +1,74 @@
+// What a Session is made with, and how ZooKeeper.connect's options become that: numbers checked,
+// defaults filled in, the Transport (or the internal `dialer` seam) and the Clock chosen.
+import type { HostPort } from "../protocol/connect-string.ts";
+import { DEFAULT_MAX_BUFFER } from "../protocol/jute.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import { badArguments } from "./errors.ts";
+import { fourLetterWord } from "./four-letter.ts";
+import { type SaslClient, saslFactory } from "./sasl-exchange.ts";
+import { type Dialer, type Transport, defaultTransport } from "./transport.ts";
+import type { ConnectOptions, Logger, SessionState, WatchedEvent } from "./types.ts";
+import type { WatchRegistry } from "./watches.ts";
+import type { ConnectionOptions as TlsOptions } from "node:tls";
+
+export interface SessionOptions {
+  hosts: readonly HostPort[];
+  sessionTimeout: number;
+  connectTimeout: number;
+  readOnly: boolean;
+  tls?: boolean | TlsOptions;
+  sasl?: () => SaslClient;
+  sessionId?: bigint;
+  sessionPassword?: Uint8Array;
+  maxBufferSize: number;
+  clientSideExpiry: boolean;
+  logger: Logger;
+  dialer: Dialer;
+  /** Timers and "now" for everything the session runs (default: the runtime's). */
+  clock?: Clock;
+  watches: WatchRegistry;
+  onState(state: SessionState): void;
+  onWatchEvent(event: { type: number; state: number; path: string; zxid: bigint }, watchers: Iterable<(e: WatchedEvent) => void>): void;
+  /** Session-wide events (expiry, close) for every registered watcher. */
+  onSessionEvent(state: number): void;
+  fourLetter?: (host: HostPort, cmd: string) => Promise<string>;
+}
+
+/** ConnectOptions plus the internal seam kept for the simulation and the soak (a Transport as a bare function). */
+export interface InternalOptions extends ConnectOptions {
+  /** Test seam: how links are dialled; takes precedence over `transport`. */
+  dialer?: Dialer;
+}
+
+type Callbacks = "watches" | "onState" | "onWatchEvent" | "onSessionEvent";
+
+/** Checks and completes the options; throws BADARGUMENTS. */
+export function sessionOptions(hosts: readonly HostPort[], options: InternalOptions, logger: Logger): Omit<SessionOptions, Callbacks> {
+  const num = (name: keyof ConnectOptions, dflt: number): number => {
+    const v = options[name] ?? dflt;
+    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) throw badArguments(`${name} must be a positive number`, "connect");
+    return v;
+  };
+  const transport: Transport = options.transport ?? defaultTransport;
+  if (typeof transport !== "object" || transport === null || typeof transport.connect !== "function") throw badArguments("transport must have a connect() method", "connect");
+  const clock = options.clock ?? systemClock;
+  if (typeof clock !== "object" || clock === null || (["now", "setTimeout", "clearTimeout"] as const).some((k) => typeof clock[k] !== "function")) {
+    throw badArguments("clock must have now(), setTimeout() and clearTimeout()", "connect");
+  }
+  return {
+    hosts,
+    sessionTimeout: Math.round(num("sessionTimeout", 30_000)),
+    connectTimeout: num("connectTimeout", 30_000),
+    readOnly: options.readOnly === true,
+    tls: options.tls,
+    sasl: options.sasl ? saslFactory(options.sasl) : undefined,
+    sessionId: options.sessionId,
+    sessionPassword: options.sessionPassword,
+    maxBufferSize: num("maxBufferSize", DEFAULT_MAX_BUFFER),
+    clientSideExpiry: options.clientSideExpiry !== false,
+    logger,
+    dialer: options.dialer ?? ((target, handlers, opts) => transport.connect(target, handlers, opts)),
+    clock,
+    fourLetter: (host, cmd) => fourLetterWord(host, cmd, 2000, options.tls),
+  };
+}
