@@ -34,8 +34,11 @@ export class Sched {
   /** Min-heap on (at, seq). Cancelled events stay until they reach the top. */
   private q: Ev[] = [];
   private readonly paused = new Map<string, Ev[]>();
+  private readonly resumed = new Map<string, number>();
   readonly errors: unknown[] = [];
   steps = 0;
+  /** Called after every event, once its promise jobs have run (the driver's invariant checks). */
+  afterStep: (() => void) | null = null;
   /** The client's Clock seam (recipes still read the globals, which install() replaces). */
   readonly clock = {
     now: (): number => this.now,
@@ -107,6 +110,7 @@ export class Sched {
     const held = this.paused.get(actor);
     if (!held) return;
     this.paused.delete(actor);
+    this.resumed.set(actor, this.now);
     // A resumed process is woken by its readable sockets: the I/O that piled up during the pause is
     // read before its overdue timers run (Node's loop returns from epoll into the poll phase).
     const due = (e: Ev): boolean => e.at <= this.now;
@@ -127,12 +131,18 @@ export class Sched {
     return this.paused.has(actor);
   }
 
+  /** True in the simulated instant at which the actor was resumed (its piled-up callbacks run now). */
+  justResumed(actor: string): boolean {
+    return this.resumed.get(actor) === this.now;
+  }
+
   /** Runs events until `until` (simulated ms); every promise job runs between two events. */
   run(until: number): Promise<void> {
     return new Promise<void>((resolve) => {
       let instant = -1;
       const step = (): void => {
         this.actor = "driver";
+        if (instant >= 0 && this.afterStep) this.afterStep();
         const q = this.q;
         while (q.length > 0 && q[0]!.cancelled) this.pop();
         if (q.length === 0 || q[0]!.at > until) {
