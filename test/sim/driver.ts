@@ -53,7 +53,8 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
   const fail = (what: string): void => {
     if (violations.length < 5) violations.push(`t=${Math.round(s.now)} ${what}`);
   };
-  const model = new ZkModel(() => s.now, s.random);
+  // The server line the model plays (feature probes, zxids in notifications), drawn per seed.
+  const model = new ZkModel(() => s.now, s.random, { line: s.random() < 0.5 ? "3.8" : "3.9" });
   const net = new SimNet(s, model);
   const restore = s.install();
   const undo = plantMutation(mutation, { Connection });
