@@ -234,8 +234,9 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
     // After every event too: a belief can last less than the 50 ms between two runs (a resumed
     // process reads its stale bytes, then its overdue timers end the belief within the same instant).
     s.afterStep = check;
+    // Long slices: the checks run after every event; a slice's end is one real event-loop turn.
     while (s.now < QUIET_END) {
-      await s.run(s.now + 50);
+      await s.run(Math.min(QUIET_END, s.now + 1000));
       check();
     }
     s.afterStep = null;
