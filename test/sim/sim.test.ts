@@ -7,8 +7,11 @@ import { runSeed } from "./driver.ts";
 import { MUTATIONS } from "./mutations.ts";
 import { runPool } from "./pool.ts";
 
-/** Sized to take about two minutes on a loaded two-core machine (see test/sim/README.md). */
-const CI_SEEDS = 3000;
+/**
+ * Sized for about two minutes on a loaded two-core machine (test/sim/README.md has the figures);
+ * `SIM_SEEDS=10000 npm run sim` is the full batch. SIM_SEEDS=0 skips the batch here.
+ */
+const CI_SEEDS = 2000;
 const seeds = Number(process.env.SIM_SEEDS ?? CI_SEEDS);
 
 describe("deterministic simulation", () => {
@@ -25,6 +28,7 @@ describe("deterministic simulation", () => {
   }, 120_000);
 
   it(`${seeds} seeds hold every invariant`, async () => {
+    if (seeds === 0) return;
     const r = await runPool({ start: 1, count: seeds });
     const f = r.failure;
     assert.ok(!f, f ? `seed ${f.seed} failed:\n  ${f.violations.join("\n  ")}\nreplay: SIM_SEED=${f.seed} npm run sim` : "");
