@@ -10,7 +10,8 @@ process.on("message", (m: ChunkRequest | "exit") => {
     const reply: ChunkReply = { id: m.id, done: 0, steps: 0, known: {}, failure: null, cpuMs: 0 };
     const c0 = process.cpuUsage();
     for (let seed = m.start; seed < m.start + m.count; seed++) {
-      const r = await runSeed(seed, m.mutation);
+      // A seed that throws (a driver or model bug) is a failing seed too, not a dead worker.
+      const r = await runSeed(seed, m.mutation).catch((e: unknown) => ({ steps: 0, known: [], violations: [`the seed threw: ${(e as Error)?.stack ?? e}`] }));
       reply.done++;
       reply.steps += r.steps;
       for (const k of r.known) reply.known[k] = (reply.known[k] ?? 0) + 1;

@@ -13,6 +13,7 @@ import { runPool } from "./pool.ts";
  */
 const CI_SEEDS = 2000;
 const seeds = Number(process.env.SIM_SEEDS ?? CI_SEEDS);
+const replayEnv = ["SIM_PAUSE_ORDER", "SIM_STRICT"].map((k) => (process.env[k] ? `${k}=${process.env[k]} ` : "")).join("");
 
 describe("deterministic simulation", () => {
   it("same seed, same trace, in this process and in the pool", async () => {
@@ -31,7 +32,7 @@ describe("deterministic simulation", () => {
     if (seeds === 0) return;
     const r = await runPool({ start: 1, count: seeds });
     const f = r.failure;
-    assert.ok(!f, f ? `seed ${f.seed} failed:\n  ${f.violations.join("\n  ")}\nreplay: SIM_SEED=${f.seed} npm run sim` : "");
+    assert.ok(!f, f ? `seed ${f.seed} failed:\n  ${f.violations.join("\n  ")}\nreplay: ${replayEnv}SIM_SEED=${f.seed} npm run sim` : "");
     assert.equal(r.seeds, seeds);
     console.log(`[sim] ${r.seeds} seeds in ${r.seconds.toFixed(1)} s on ${r.workers} workers (${(r.seeds / r.seconds).toFixed(0)} seeds/s), known findings ${JSON.stringify(r.known)}`);
   }, 900_000);
