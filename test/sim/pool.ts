@@ -69,10 +69,12 @@ export async function runPool(o: PoolOptions): Promise<PoolResult> {
         const child = fork(worker, [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
         children.push(child);
         return new Promise<void>((resolve, reject) => {
+          let told = false;
           const give = (): void => {
             // Nothing above a known failure is worth running.
             const limit = failure ? Math.min(end, failure.seed) : end;
             if (next >= limit) {
+              told = true;
               child.send("exit");
               return resolve();
             }
@@ -91,8 +93,7 @@ export async function runPool(o: PoolOptions): Promise<PoolResult> {
           });
           child.on("error", reject);
           child.on("exit", (code, signal) => {
-            if (code !== 0 && code !== null) reject(new Error(`sim worker exited with ${code}`));
-            else if (signal) reject(new Error(`sim worker killed by ${signal}`));
+            if (!told) reject(new Error(`sim worker exited early (${signal ?? `code ${code}`})`));
           });
           give();
         });

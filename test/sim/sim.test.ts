@@ -11,7 +11,7 @@ import { runPool } from "./pool.ts";
  * Sized for about two minutes on a loaded two-core machine (test/sim/README.md has the figures);
  * `SIM_SEEDS=10000 npm run sim` is the full batch. SIM_SEEDS=0 skips the batch here.
  */
-const CI_SEEDS = 2000;
+const CI_SEEDS = 1000;
 const seeds = Number(process.env.SIM_SEEDS ?? CI_SEEDS);
 const replayEnv = ["SIM_PAUSE_ORDER", "SIM_STRICT"].map((k) => (process.env[k] ? `${k}=${process.env[k]} ` : "")).join("");
 
