@@ -31,6 +31,7 @@ const ALLOWED: Record<string, readonly string[]> = {
 const FAULT_END = 12_000;
 const printTrace = process.env.SIM_TRACE !== undefined;
 const QUIET_END = 24_000;
+const strict = process.env.SIM_STRICT !== undefined;
 
 interface Proc {
   name: string;
@@ -52,7 +53,8 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
   const fail = (what: string): void => {
     if (violations.length < 5) violations.push(`t=${Math.round(s.now)} ${what}`);
   };
-  const model = new ZkModel(() => s.now, s.random);
+  // The server line the model plays (feature probes, zxids in notifications), drawn per seed.
+  const model = new ZkModel(() => s.now, s.random, { line: s.random() < 0.5 ? "3.8" : "3.9" });
   const net = new SimNet(s, model);
   const restore = s.install();
   const undo = plantMutation(mutation, { Connection });
@@ -211,21 +213,33 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
       // the server counts from the last bytes it received from us, which can be up to a ping interval
       // earlier when notifications keep flowing to us (seed 8251): a known finding unless SIM_STRICT.
       if (leaders.length > 1) {
-        if (revokeOn === "disconnected" || process.env.SIM_STRICT) fail(`two leaders by isLeader: ${leaders.join(",")}`);
+        if (revokeOn === "disconnected" || strict) fail(`two leaders by isLeader: ${leaders.join(",")}`);
         else known.add("expired-lease-base");
       }
-      const believers = procs.filter((p) => p.believes && running(p)).map((p) => p.name);
-      // With revokeOn "expired" the "revoked" event still fires at the client-side expiry, after
-      // isLeader has turned false (issue 17 item 2, open): counted as a known finding unless SIM_STRICT.
+      const believers = procs.filter((p) => p.believes && running(p));
       if (believers.length > 1) {
-        if (revokeOn === "disconnected" || process.env.SIM_STRICT) fail(`two leaders by events: ${believers.join(",")}`);
+        // A process resumed from a pause runs its piled-up socket callbacks before its overdue timers,
+        // and "revoked" fires from a timer: in that instant a listener can still act on "elected",
+        // although isLeader already reads false (seed 9). Issue 17 item 2, open: the client could
+        // revoke on its first callback after a stall. A known finding unless SIM_STRICT.
+        const waking = believers.filter((p) => s.justResumed(p.name) && !p.el?.isLeader);
+        const names = believers.map((p) => p.name).join(",");
+        if (believers.length - waking.length <= 1 && !strict) known.add("revoke-after-resume-io");
+        // With revokeOn "expired" the "revoked" event still fires at the client-side expiry, after
+        // isLeader has turned false (issue 17 item 2, open): counted as a known finding unless SIM_STRICT.
+        else if (revokeOn === "disconnected" || strict) fail(`two leaders by events: ${names}`);
         else known.add("late-revoke-event");
       }
     };
+    // After every event too: a belief can last less than the 50 ms between two runs (a resumed
+    // process reads its stale bytes, then its overdue timers end the belief within the same instant).
+    s.afterStep = check;
+    // Long slices: the checks run after every event; a slice's end is one real event-loop turn.
     while (s.now < QUIET_END) {
-      await s.run(s.now + 50);
+      await s.run(Math.min(QUIET_END, s.now + 1000));
       check();
     }
+    s.afterStep = null;
     // Quiet window: every live session stays connected, the watcher has caught up with the writer.
     for (const p of procs) if (p.zk && p.zk.state !== "connected" && p.zk.state !== "expired") fail(`${p.name} is ${p.zk.state} after the quiet window`);
     const zk1 = procs[1]!.zk;

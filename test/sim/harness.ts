@@ -2,13 +2,13 @@
 // advances while the code's promise is pending (each await resolves inside a scheduler step).
 import { ZooKeeper, type ConnectOptions } from "../../src/index.ts";
 import type { InternalOptions } from "../../src/client/zookeeper.ts";
-import { ZkModel } from "./model.ts";
+import { ZkModel, type ServerLine } from "./model.ts";
 import { SimNet } from "./net.ts";
 import { Sched } from "./sched.ts";
 
-export async function underSim<T>(seed: number, body: (connect: (o?: ConnectOptions) => Promise<ZooKeeper>) => Promise<T>, limitMs = 120_000): Promise<T> {
+export async function underSim<T>(seed: number, body: (connect: (o?: ConnectOptions) => Promise<ZooKeeper>) => Promise<T>, limitMs = 120_000, line: ServerLine = "3.9"): Promise<T> {
   const s = new Sched(seed);
-  const model = new ZkModel(() => s.now, s.random);
+  const model = new ZkModel(() => s.now, s.random, { line });
   const net = new SimNet(s, model);
   const restore = s.install();
   let n = 0;
