@@ -40,6 +40,8 @@ export interface ConnectionEvents {
   onNotification(event: WatcherEvent, zxid: bigint): void;
   /** The last zxid seen in a normal reply, for reconnects. */
   onZxid(zxid: bigint): void;
+  /** Frames arrived while this process's timers were overdue (it was paused): called before any is handled. */
+  onResume?(): void;
 }
 
 export interface ConnectionOptions {
@@ -122,7 +124,10 @@ export class Connection {
     // never completes must not keep a dead or desynchronised link alive past the read timeout.
     // Nor do frames read while our own timers are overdue: the process was stalled (SIGSTOP, a long
     // GC, a blocked loop), so these bytes may have sat in the socket buffer since long before now.
-    if (frames.length > 0 && !this.stalled()) this.lastRecv = this.now();
+    if (frames.length > 0) {
+      if (!this.stalled()) this.lastRecv = this.now();
+      else this.events?.onResume?.();
+    }
     for (const frame of frames) {
       if (this.closedReason !== null) return;
       try {

@@ -46,6 +46,7 @@ export interface DialContext {
   accepted(res: ConnectResponse, c: Connection): void;
   onNotification(ev: { type: number; state: number; path: string }, zxid: bigint): void;
   onZxid(zxid: bigint): void;
+  onResume(): void;
   nextXid(): number;
   writer: JuteWriter;
 }
@@ -92,7 +93,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
       readOnly: x.readOnly,
     },
     perHost,
-    { onNotification: (ev, zxid) => x.onNotification(ev, zxid), onZxid: (zxid) => x.onZxid(zxid) },
+    { onNotification: (ev, zxid) => x.onNotification(ev, zxid), onZxid: (zxid) => x.onZxid(zxid), onResume: () => x.onResume() },
   );
   conn = c;
   for (const f of early.splice(0)) f(c);

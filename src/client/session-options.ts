@@ -31,6 +31,8 @@ export interface SessionOptions {
   onWatchEvent(event: { type: number; state: number; path: string; zxid: bigint }, watchers: Iterable<(e: WatchedEvent) => void>): void;
   /** Session-wide events (expiry, close) for every registered watcher. */
   onSessionEvent(state: number): void;
+  /** The process resumed from a pause and is about to read what arrived meanwhile (Connection's onResume). */
+  onResume?(): void;
   fourLetter?: (host: HostPort, cmd: string) => Promise<string>;
 }
 

@@ -251,6 +251,7 @@ export class Session {
         }
       },
       onNotification: (ev, zxid) => this.notify({ ...ev, zxid }),
+      onResume: () => this.o.onResume?.(),
       onZxid: (zxid) => {
         if (zxid > this.lastZxid) this.lastZxid = zxid;
       },

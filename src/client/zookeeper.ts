@@ -35,6 +35,12 @@ export interface ZooKeeperEvents {
   state: [state: SessionState];
   /** A listener or watcher (of this client or of a recipe built on it) threw; the others still ran. */
   listenerError: [info: ListenerError];
+  /**
+   * This process ran late (SIGSTOP, a long GC, a blocked event loop) and is about to read replies and
+   * notifications that arrived meanwhile: emitted before any of them is delivered, and before overdue
+   * timers may run. `heardWithin()` is already current; the recipes end a lapsed lease here.
+   */
+  resumed: [];
 }
 
 export type { InternalOptions };
@@ -70,6 +76,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       onState: (state) => this.emitSafely(state),
       onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type as EventType, state: ev.state as KeeperState, path: stripChroot(this.chroot, ev.path), zxid: ev.zxid === -1n ? undefined : ev.zxid }),
       onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state: state as KeeperState, path: null, zxid: undefined }),
+      onResume: () => void emitIsolated(this, this, "ZooKeeper", "resumed"),
     });
   }
 

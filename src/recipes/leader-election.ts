@@ -114,14 +114,16 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     if (this.leaseTimer !== null) this.zk.clock.clearTimeout(this.leaseTimer);
     this.leaseTimer = null;
     if (!this.leading || this.phase !== "started") return;
-    this.leaseTimer = this.zk.clock.setTimeout(() => {
-      this.leaseTimer = null;
-      if (!this.leading || this.phase !== "started") return;
-      if (this.isLeader) return this.watchLease();
-      this.revoke(this.revokeOn);
-      this.requestCheck(); // a session that is still fine leads again once the server answers
-    }, this.zk.leaseRemaining(this.leaseMs));
+    this.leaseTimer = this.zk.clock.setTimeout(this.checkLease, this.zk.leaseRemaining(this.leaseMs));
   }
+
+  /** The lease timer's check, also run when the client resumes from a pause (before its stale reads). */
+  private readonly checkLease = (): void => {
+    if (!this.leading || this.phase !== "started") return;
+    if (this.isLeader) return this.watchLease();
+    this.revoke(this.revokeOn);
+    this.requestCheck(); // a session that is still fine leads again once the server answers
+  };
 
   /** Fencing token while leading: the czxid of our candidate znode (grows from leader to leader). */
   get token(): bigint | undefined {
@@ -138,6 +140,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     if (this.phase !== "latent") throw new RecipeStateError(this.path, "start", "start() may be called once");
     this.phase = "started";
     this.zk.on("state", this.onState);
+    this.zk.on("resumed", this.checkLease);
     try {
       await this.serial.run(async () => {
         this.ours = await this.createCandidate();
@@ -332,6 +335,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
 
   private readonly onState = (state: SessionState): void => {
     if (this.phase !== "started") return;
+    if (this.leading) this.checkLease(); // a lease that lapsed meanwhile ends before this change is acted on
     switch (state) {
       case "connected":
         this.requestCheck();
@@ -413,6 +417,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     this.phase = "closed";
     this.ended = error;
     this.zk.off("state", this.onState);
+    this.zk.off("resumed", this.checkLease);
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
     this.revoke(reason);

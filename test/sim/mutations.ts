@@ -39,9 +39,14 @@ export function plantMutation(name: string, mods: { Connection: typeof Connectio
           return orig.apply(this, a);
         },
       );
-    // Bytes read after a pause count as freshly heard (the stall check is gone).
+    // Replies read after a pause refresh the lease: it counts from when their bytes arrived instead of
+    // from when the acknowledged request was sent (liveness.ts leaseLeft's rule broken).
     case "stale-bytes":
-      return patch(C, "stalled", () => () => false);
+      return patch(C, "ack", () =>
+        function (this: { acked: number; now(): number }) {
+          this.acked = this.now();
+        },
+      );
     // The ping timer is never re-armed after the first tick.
     case "no-ping":
       return patch(C, "onTick", (orig) =>

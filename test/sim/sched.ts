@@ -35,6 +35,8 @@ export class Sched {
   private q: Ev[] = [];
   private readonly paused = new Map<string, Ev[]>();
   private readonly resumed = new Map<string, number>();
+  /** Actors resumed from a pause that have not run a callback since: they cannot have acted yet. */
+  private readonly waking = new Set<string>();
   readonly errors: unknown[] = [];
   steps = 0;
   /** Called after every event, once its promise jobs have run (the driver's invariant checks). */
@@ -111,6 +113,7 @@ export class Sched {
     if (!held) return;
     this.paused.delete(actor);
     this.resumed.set(actor, this.now);
+    this.waking.add(actor);
     // A resumed process is woken by its readable sockets: the I/O that piled up during the pause is
     // read before its overdue timers run (Node's loop returns from epoll into the poll phase).
     const due = (e: Ev): boolean => e.at <= this.now;
@@ -129,6 +132,11 @@ export class Sched {
 
   isPaused(actor: string): boolean {
     return this.paused.has(actor);
+  }
+
+  /** Resumed from a pause, and none of its callbacks has run since: nothing it believes can have been acted on. */
+  isWaking(actor: string): boolean {
+    return this.waking.has(actor);
   }
 
   /** True in the simulated instant at which the actor was resumed (its piled-up callbacks run now). */
@@ -160,7 +168,8 @@ export class Sched {
         instant = ev.at;
         if (ev.at > this.now) this.now = ev.at;
         this.actor = ev.actor;
-        this.steps++; 
+        this.waking.delete(ev.actor);
+        this.steps++;
         try {
           ev.fn();
         } catch (e) {
