@@ -169,8 +169,11 @@ describe("network faults between client and server (fault proxy)", () => {
 
   it("one byte at a time: frames reassemble exactly, nothing drops", () =>
     faultCase("drip", async (r) => {
-      // Small enough to drip through within the read timeout even where a drip step is a 1 ms timer (Deno).
-      const payload = Uint8Array.from({ length: 1000 }, (_, i) => (i * 13) & 0xff);
+      // Every byte of the create travels alone, and the server cannot answer (not even a ping) before the
+      // last one: the whole frame must drip through within the 4 s read timeout. Under Deno a drip step
+      // is a write callback plus a >= 1 ms timer, several ms on a loaded machine, and 1,000 bytes timed
+      // out there; 100 bytes still spans many one-byte reads (length, header, payload) in both directions.
+      const payload = Uint8Array.from({ length: 100 }, (_, i) => (i * 13) & 0xff);
       proxy.drip(true);
       const path = await r.zk.create(`${root}/dripped`, payload);
       const got = await r.zk.getData(path);
