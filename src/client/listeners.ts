@@ -63,7 +63,7 @@ export function reportListenerError(client: EventEmitter, logger: Logger | null,
       (listener as (i: ListenerError) => unknown).call(client, info);
     } catch (e) {
       // Not reported again (that could loop): logged, or printed when there is no logger.
-      (logger ?? console).error(`zookeeper: a "listenerError" listener threw: ${message(e)}`, e);
+      (logger ?? globalConsole()).error(`zookeeper: a "listenerError" listener threw: ${message(e)}`, e);
     }
   }
   if (logger === null && listeners.length === 0) globalConsole().error(line, info.error);

@@ -5,7 +5,7 @@ import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { startEnsemble, type ZkEnsemble, type ZkServer } from "../support/zk-server.ts";
 import { CreateMode, EventType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { recorder, sleep, until } from "./client-util.ts";
+import { hold, recorder, until } from "./client-util.ts";
 
 describe("client failover in an ensemble (real servers)", () => {
   let ensemble: ZkEnsemble;
@@ -34,7 +34,7 @@ describe("client failover in an ensemble (real servers)", () => {
         return await fn();
       } catch (e) {
         if (!(e instanceof ZooKeeperError) || e.codeName !== "CONNECTIONLOSS" || i > 50) throw e;
-        await sleep(200);
+        await hold(200);
       }
     }
   };

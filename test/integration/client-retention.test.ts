@@ -11,7 +11,7 @@ import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { AddWatchMode, CreateMode, ZooKeeper, type WatchedEvent } from "../../src/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
-import { sleep, uniqueRoot, until } from "./client-util.ts";
+import { uniqueRoot, until } from "./client-util.ts";
 
 function forceGc(): () => void {
   const exposed = (globalThis as { gc?: () => void }).gc;
@@ -66,9 +66,9 @@ describe("a closed client can be garbage-collected", () => {
     try {
       const closed = [await useAndClose(1, collected, registry), await useAndClose(2, collected, registry)];
       assert.ok(closed.every((c) => c.events >= 2));
-      await until("both closed clients collected and finalized", async () => {
+      // Finalization callbacks run in a later task: in until's pause between two checks.
+      await until("both closed clients collected and finalized", () => {
         gc();
-        await sleep(20); // finalization callbacks run in a later task
         return closed.every((c) => c.ref.deref() === undefined) && collected.has("client-1") && collected.has("client-2");
       }, 20_000);
       assert.ok(keptRef.deref(), "the control client, still referenced, was collected");

@@ -10,7 +10,7 @@ import { sharedServer } from "../support/zk-server.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { CreateMode, EventType, KeeperState, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
-import { recorder, rejectsWith, sleep, uniqueRoot, until } from "./client-util.ts";
+import { hold, recorder, rejectsWith, uniqueRoot, until } from "./client-util.ts";
 
 describe("client sessions (real server)", () => {
   let connect: string;
@@ -65,7 +65,7 @@ describe("client sessions (real server)", () => {
     assert.deepEqual(states, ["disconnected", "expired"]);
     assert.equal(await pending, "SESSIONEXPIRED");
     await rejectsWith(a.exists("/"), "SESSIONEXPIRED");
-    await sleep(10);
+    await until("the Expired event", () => w.events.length > 0);
     assert.deepEqual(w.events, [{ type: EventType.None, state: KeeperState.Expired, path: null }]);
   }, 60_000);
 
@@ -101,7 +101,7 @@ describe("client sessions (real server)", () => {
     assert.equal(await inFlight, "CONNECTIONLOSS");
     // A redial through the blackhole is under way now and has heard nothing. The whole silence stays
     // well under the 4 s session timeout, so the server cannot have expired the session meanwhile.
-    await sleep(300);
+    await hold(300); // more silence: a redial that hears nothing must not refresh lastHeardAt
     assert.ok(performance.now() - zk.lastHeardAt >= took + 250, `lastHeardAt is ${Math.round(performance.now() - zk.lastHeardAt)} ms old`);
     proxy.blackhole(false);
     await until("reconnected", () => zk.state === "connected", 6000);
@@ -113,7 +113,7 @@ describe("client sessions (real server)", () => {
     const { zk, proxy, states } = await viaProxy();
     const eph = await zk.create(`${root}/idle`, null, { mode: CreateMode.EPHEMERAL });
     const up0 = proxy.bytes().up;
-    await sleep(9000);
+    await hold(9000); // idle for more than twice the session timeout
     const pings = (proxy.bytes().up - up0) / 12;
     // ping interval = readTimeout / 2 = 1333 ms: about 6 in 9 s
     assert.ok(pings >= 5 && pings <= 8 && Number.isInteger(pings), `saw ${pings} pings' worth of bytes`);
@@ -131,7 +131,7 @@ describe("client sessions (real server)", () => {
     await until("expired", () => zk.state === "expired", 10_000);
     assert.deepEqual(states, ["disconnected", "expired"]);
     await rejectsWith(zk.getData(eph), "SESSIONEXPIRED");
-    await sleep(10);
+    await until("the Expired event", () => w.events.length > 0);
     assert.deepEqual(w.events, [{ type: EventType.None, state: KeeperState.Expired, path: null }]);
   }, 60_000);
 
@@ -151,7 +151,7 @@ describe("client sessions (real server)", () => {
     const { zk, proxy } = await viaProxy({ sessionTimeout: 10_000 });
     proxy.blackhole(true);
     const calls = Array.from({ length: 200 }, (_, i) => zk.exists(`/n${i}`).then(() => "ok", (e: ZooKeeperError) => e.codeName));
-    await sleep(100);
+    await hold(100); // the requests leave the client (into the blackhole) before the cut
     proxy.cut();
     const results = await Promise.all(calls);
     assert.deepEqual(new Set(results), new Set(["CONNECTIONLOSS"]));
@@ -169,7 +169,7 @@ describe("client sessions (real server)", () => {
     proxy.refuse(true);
     await until("disconnected", () => zk.state === "disconnected");
     const later = zk.create(`${root}/later`, "q");
-    await sleep(300);
+    await hold(300); // the request waits while the server is unreachable
     proxy.refuse(false);
     assert.equal(await later, `${root}/later`);
     assert.deepEqual(states.slice(-2), ["disconnected", "connected"]);

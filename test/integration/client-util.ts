@@ -4,16 +4,7 @@ import { randomUUID } from "node:crypto";
 import { ZooKeeperError } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `check` every 50 ms until it is true; fails with `what` after `timeoutMs`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
+export { hold, until } from "../support/wait.ts";
 
 /** Asserts that `p` rejects with a ZooKeeperError of `codeName`; returns the error. */
 export async function rejectsWith(p: Promise<unknown>, codeName: string): Promise<ZooKeeperError> {

@@ -8,7 +8,7 @@ import { startFaultProxy } from "../support/fault-proxy.ts";
 import { itFrom } from "../support/zk-line.ts";
 import { AddWatchMode, CreateMode, EventType, KeeperState, WatcherType, ZooKeeper } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
-import { type EventShape, recorder, rejectsWith, sleep, uniqueRoot, until } from "./client-util.ts";
+import { type EventShape, recorder, rejectsWith, uniqueRoot, until } from "./client-util.ts";
 
 const ev = (type: EventType, path: string): EventShape => ({ type, state: KeeperState.SyncConnected, path });
 
@@ -34,7 +34,6 @@ describe("client watches (real server)", () => {
   const settle = async (): Promise<void> => {
     await zk.sync("/");
     await zk.exists("/");
-    await sleep(20);
   };
 
   it("getData watch fires NodeDataChanged exactly once", async () => {
@@ -177,8 +176,7 @@ describe("client watches (real server)", () => {
         if (seen.length === 3) break;
       }
     })();
-    await until("the watch to be registered", async () => (await zk.getAllChildrenNumber(p)) === 0 && seen.length === 0);
-    await sleep(100);
+    await zk.exists(p); // the loop's addWatch went out first on this session, and replies come in order
     await other.create(`${p}/x`);
     await other.setData(`${p}/x`, "1");
     await other.delete(`${p}/x`);
@@ -197,7 +195,7 @@ describe("client watches (real server)", () => {
     const loop = (async () => {
       for await (const e of zk.watch(p, { signal: ac.signal })) seen.push(e);
     })();
-    await sleep(200);
+    await zk.exists(p); // the loop's addWatch went out first on this session, and replies come in order
     await other.setData(p, "1");
     await until("one event", () => seen.length === 1);
     ac.abort();
@@ -252,7 +250,7 @@ describe("client watches (real server)", () => {
     const r = recorder();
     await c.exists(`${root}/never`, r.watcher);
     await c.close();
-    await sleep(20);
+    await until("the Closed event", () => r.events.length > 0);
     assert.deepEqual(r.events, [{ type: EventType.None, state: KeeperState.Closed, path: null }]);
   }, 60_000);
 

@@ -10,7 +10,7 @@ import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ZooKeeper, isZooKeeperError } from "../../src/index.ts";
 import { startPartitionedEnsemble, type PartitionedEnsemble } from "../support/zk-partition.ts";
-import { sleep, uniqueRoot } from "./client-util.ts";
+import { hold, uniqueRoot } from "./client-util.ts";
 
 const KEYS = 8;
 const text = (d: Uint8Array | null) => new TextDecoder().decode(d ?? new Uint8Array());
@@ -68,7 +68,7 @@ describe("acknowledged writes survive partitions and kills (5 servers)", () => {
             counts.lossCreate++;
           }
         }
-        if (writer.state !== "connected") await sleep(50);
+        if (writer.state !== "connected") await hold(50);
       }
     })();
 
@@ -85,7 +85,7 @@ describe("acknowledged writes survive partitions and kills (5 servers)", () => {
         } catch (e) {
           if (!lossy(e)) throw e;
           counts.readErrors++;
-          await sleep(50);
+          await hold(50);
         }
         if (zk.lastZxid < lastZxid) backwards.push(`reader ${r} lastZxid ${zk.lastZxid} after ${lastZxid}`);
         lastZxid = zk.lastZxid;
@@ -93,41 +93,41 @@ describe("acknowledged writes survive partitions and kills (5 servers)", () => {
     })());
 
     const phases: string[] = [];
-    const hold = async (what: string, ms: number) => {
+    const phase = async (what: string, ms: number) => {
       phases.push(what);
-      await sleep(ms);
+      await hold(ms);
     };
     const others = (ids: number[]) => ens!.servers.map((s) => s.id).filter((id) => !ids.includes(id));
-    await hold("steady", 2000);
+    await phase("steady", 2000);
     let leader = (await ens.leader()).id;
     let friend = others([leader])[0]!;
     ens.partition([[leader, friend], others([leader, friend])]);
-    await hold("split 2|3, leader on the minority", 6000);
+    await phase("split 2|3, leader on the minority", 6000);
     ens.heal();
     await ens.waitForQuorum();
     leader = (await ens.leader()).id;
     const pair = others([leader]).slice(0, 2);
     ens.partition([pair, others(pair)]);
-    await hold("split 2|3, leader on the majority", 5000);
+    await phase("split 2|3, leader on the majority", 5000);
     ens.heal();
     await ens.waitForQuorum();
     leader = (await ens.leader()).id;
     ens.isolate(leader);
-    await hold("leader isolated", 6000);
+    await phase("leader isolated", 6000);
     ens.heal();
     await ens.waitForQuorum();
     leader = (await ens.leader()).id;
     const follower = ens.server(others([leader])[0]!);
     await follower.kill("SIGKILL");
-    await hold("kill -9 a follower", 2000);
+    await phase("kill -9 a follower", 2000);
     await follower.start();
     await ens.waitForQuorum();
     const oldLeader = await ens.leader();
     await oldLeader.kill("SIGKILL");
-    await hold("kill -9 the leader", 3000);
+    await phase("kill -9 the leader", 3000);
     await oldLeader.start();
     await ens.waitForQuorum();
-    await hold("healed", 2000);
+    await phase("healed", 2000);
     running = false;
     await writing;
     await Promise.all(reading);

@@ -13,6 +13,7 @@ import { LocalServer, StartError } from "../support/zk-local.ts";
 import { freePorts } from "../support/zk-ports.ts";
 import { serverLine } from "../support/zk-line.ts";
 import { requestedLine } from "../support/zk-lines.ts";
+import { until } from "../support/wait.ts";
 
 const T = 60_000; // per test; Bun would default to 5 s
 // Servers start inside the first test that needs them, not in beforeAll: Bun's node:test ignores
@@ -22,7 +23,6 @@ function lazy<V>(make: () => Promise<V>): { get: () => Promise<V>; made: () => V
   let v: V | undefined;
   return { get: () => (p ??= make().then((x) => (v = x))), made: () => v };
 }
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function alive(pid: number): boolean {
   try {
@@ -30,14 +30,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
   }
 }
 
@@ -156,7 +148,7 @@ describe("zk harness: read-only ensemble", () => {
   it("a server that lost its quorum turns read-only and grants read-only sessions", async () => {
     const [survivor, a, b] = (await ensemble.get()).servers;
     await Promise.all([a.kill(), b.kill()]);
-    await until("isro = ro", async () => (await survivor.fourLetter("isro").catch(() => "")) === "ro", 30_000);
+    await until("isro = ro", async () => (await survivor.fourLetter("isro").catch(() => "")) === "ro", 30_000, 100);
     assert.equal(await survivor.mode(), "read-only");
     const reply = await readOnlyHandshake(survivor.clientPort);
     assert.ok(reply, "server closed the link instead of granting a read-only session");

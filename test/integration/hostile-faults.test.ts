@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { CreateMode, ErrorCode, EventType, ZooKeeper, ZooKeeperError, type SessionState, type WatchedEvent } from "../../src/index.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { startStandalone, type ZkServer } from "../support/zk-server.ts";
-import { capturingLogger, childCommand, settle, sleep, trackUnhandled, until, within } from "../stress/helpers.ts";
+import { capturingLogger, childCommand, hold, settle, trackUnhandled, until, within } from "../stress/helpers.ts";
 
 // tickTime 500 allows short sessions: 6 s session, 4 s read timeout, pings every 2 s.
 const SESSION_MS = 6000;
@@ -161,7 +161,7 @@ describe("network faults between client and server (fault proxy)", () => {
       await direct.setData(r.watched, "during");
       await until("the watch fired through the delay", () => r.events.length > 0, 5000);
       // Longer than a ping interval, so pings and replies cross the delayed link too.
-      await sleep(READ_TIMEOUT_MS / 2 + 500);
+      await hold(READ_TIMEOUT_MS / 2 + 500);
       proxy.delay(0);
       assert.deepEqual(r.states, [], "no state change while merely slow");
       await assertSurvived(r);
@@ -203,7 +203,7 @@ describe("network faults between client and server (fault proxy)", () => {
       await until("disconnected", () => r.zk.state === "disconnected", 5000);
       const queued = r.zk.getData(r.eph);
       await direct.setData(r.watched, "during");
-      await sleep(1500);
+      await hold(1500);
       proxy.refuse(false);
       const got = await queued;
       assert.equal(new TextDecoder().decode(got.data!), "refuse");
@@ -249,7 +249,7 @@ describe("network faults between client and server (fault proxy)", () => {
       try {
         // A tsx child on a loaded machine was seen to need more than 20 s to start and connect.
         await until("the child connected", () => out.includes('"ready"'), 60_000);
-        await sleep(200);
+        await hold(200);
         apply(f, true);
         // Faults that do not end the link stay on through close(); they lift in finally.
         await until("the child closed its client", () => out.includes('"closed"'), 60_000); // start-up under load

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { ZooKeeper, type ListenerError, type Logger, type SessionState } from "../../src/index.ts";
 import { GroupMember, LeaderElection, Lock } from "../../src/recipes/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
-import { until } from "../support/participant-wait.ts";
+import { until } from "../support/wait.ts";
 
 const root = `/t-listener-errors-${randomUUID().slice(0, 8)}`;
 let connect: string;

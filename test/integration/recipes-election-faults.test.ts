@@ -8,7 +8,7 @@ import { OpCode } from "../../src/protocol/constants.ts";
 import { LeaderElection, type RevokeReason } from "../../src/recipes/index.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { startStandalone, type ZkServer } from "../support/zk-server.ts";
-import { nextEvent, sleep, until } from "../support/participant-wait.ts";
+import { nextEvent, until } from "../support/wait.ts";
 
 let server: ZkServer;
 const proxies: FaultProxy[] = [];
@@ -76,7 +76,7 @@ describe("LeaderElection under faults", () => {
     assert.deepEqual((await e.participants()).map((x) => x.id), ["cut"]);
     // Another participant queues behind the adopted candidate, not behind an orphan.
     const other = await join(admin, path, "other");
-    await sleep(100);
+    await admin.sync("/"); // other's session: a notification that would make it leader has arrived by now
     assert.equal(other.isLeader, false);
     const elected = nextEvent(other, "elected", 1000);
     await e.close();
@@ -203,7 +203,10 @@ describe("LeaderElection under faults", () => {
     clearInterval(timer);
     const ms = performance.now() - t0;
     assert.ok(ms < 3000, `close took ${Math.round(ms)} ms`);
-    assert.ok(ticks >= ms / 10 / 4, `timers kept running (${ticks} ticks in ${Math.round(ms)} ms)`);
+    // A spin (a watch re-armed in a microtask loop) starves every timer until it ends: not one tick. The
+    // delayed link keeps the close open for at least two 300 ms legs, so timers that run tick at least twice
+    // however busy the machine is (a rate bound here failed under load: 19 ticks in 892 ms at load 44).
+    assert.ok(ticks >= 2, `timers kept running (${ticks} ticks in ${Math.round(ms)} ms)`);
     assert.equal(second.isLeader, false);
   }, 30_000);
 });

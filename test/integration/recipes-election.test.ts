@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { CreateMode, ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { LeaderElection, type RevokeReason } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
-import { nextEvent, sleep, until } from "../support/participant-wait.ts";
+import { hold, nextEvent, until } from "../support/wait.ts";
 
 const root = `/t-recipes-election-${randomUUID().slice(0, 8)}`;
 const sessions = new SharedSessions();
@@ -38,7 +38,7 @@ describe("LeaderElection", () => {
     const es = await participants(path, 5);
     const leader = await theLeader(es);
     assert.equal(leader, es[0]);
-    await sleep(100);
+    await sessions.settled();
     assert.equal(leaders(es).length, 1);
     const ps = await es[3].participants();
     assert.deepEqual(ps.map((p) => p.id), ["p0", "p1", "p2", "p3", "p4"]);
@@ -120,14 +120,14 @@ describe("LeaderElection", () => {
       const next = nextEvent(es[i + 1], "elected", 1000);
       await leader.close();
       await next;
-      await sleep(200); // any further (herd) notification would arrive by now
+      await sessions.settled(); // a further (herd) notification, sent at the deletion, has arrived by now
       assert.deepEqual([...fired.entries()].map(([e, n]) => [e.id, n]), [[`p${i + 1}`, 1]], `change ${i}`);
     }
     // A participant in the middle leaving wakes only its successor.
     fired.clear();
     await es[7].close();
     await until("p8 re-checks", () => fired.size > 0, 1000);
-    await sleep(200);
+    await sessions.settled();
     assert.deepEqual([...fired.entries()].map(([e, n]) => [e.id, n]), [["p8", 1]]);
     assert.equal(leaders(es).length, 1);
     assert.equal(es[5].isLeader, true);
@@ -143,7 +143,7 @@ describe("LeaderElection", () => {
     const early = await other.create(`${path}/_a_early-latch-`, "foreign-a", { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
     await other.create(`${path}/not-a-candidate`, "x", { mode: CreateMode.EPHEMERAL });
     await other.create(`${path}/x-latch-abc`, "x", { mode: CreateMode.EPHEMERAL });
-    await sleep(100);
+    await sessions.settled();
     assert.equal(ours[0].isLeader, true);
     assert.deepEqual((await ours[0].participants()).map((p) => p.id), ["p0", "foreign-a"]);
     await ours[0].close();
@@ -154,10 +154,10 @@ describe("LeaderElection", () => {
     const late = await participants(path, 1);
     assert.deepEqual((await late[0].participants()).map((p) => p.id), ["foreign-z", "curator", "p0"]);
     assert.equal((await late[0].leader())?.id, "foreign-z");
-    await sleep(100);
+    await sessions.settled();
     assert.equal(late[0].isLeader, false);
     await other.delete(zzz);
-    await sleep(200);
+    await sessions.settled();
     assert.equal(late[0].isLeader, false, "the Curator-like candidate is still ahead");
     const elected = nextEvent(late[0], "elected", 1000);
     await other.delete(curator);
@@ -198,7 +198,7 @@ describe("LeaderElection", () => {
     const order: string[] = [];
     const first = es[0].run(async (signal) => {
       order.push("p0 start");
-      await sleep(100);
+      await hold(100); // the leader's work takes a while: the second run() must wait for it
       assert.equal(signal.aborted, false);
       order.push("p0 end");
       return 7;

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { GroupMember, type Member } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
-import { until } from "../support/participant-wait.ts";
+import { until } from "../support/wait.ts";
 
 const root = `/t-recipes-group-${randomUUID().slice(0, 8)}`;
 const sessions = new SharedSessions();

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, isZooKeeperError } from "../../src/index.ts";
 import { LeaderElection, Lock, LockNotReentrantError, type LockLostReason } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
-import { nextEvent, sleep, until } from "../support/participant-wait.ts";
+import { nextEvent, hold, until } from "../support/wait.ts";
 import { sharedServer } from "../support/zk-server.ts";
 
 const root = `/t-recipes-lock-${randomUUID().slice(0, 8)}`;
@@ -42,7 +42,7 @@ describe("Lock", () => {
               names.add(l.nodePath!.slice(path.length + 1));
               const ids = (await l.contenders()).map((c) => c.id);
               assert.equal(ids[0], l.id);
-              await sleep(2);
+              await hold(2); // a moment inside the critical section
               inside--;
             });
             assert.equal(l.isHeld, false);

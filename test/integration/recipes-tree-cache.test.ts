@@ -9,7 +9,7 @@ import { TreeCache } from "../../src/recipes/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { diff, dump, freshRead, randomWorkload, replayer } from "../support/tree-workload.ts";
-import { nextEvent } from "../support/participant-wait.ts";
+import { nextEvent } from "../support/wait.ts";
 
 const root = `/t-tree-cache-${randomUUID().slice(0, 8)}`;
 

@@ -2,9 +2,7 @@
 import process from "node:process";
 import type { Logger } from "../../src/index.ts";
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-export { until } from "../support/wait.ts";
+export { hold, until } from "../support/wait.ts";
 
 /** A logger that keeps every line, so tests can assert on the reasons the client gives. */
 export interface CapturingLogger extends Logger {

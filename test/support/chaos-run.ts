@@ -8,6 +8,7 @@ import type { ZkServer } from "./zk-types.ts";
 import { localNs, spawnChaos, type ChaosParticipant } from "./chaos-launcher.ts";
 import type { TimedEvent } from "./chaos-history.ts";
 import { rng } from "./prng.ts";
+import { hold } from "./wait.ts";
 
 export type ActionKind = "resign" | "close" | "kill" | "stop" | "server";
 
@@ -52,7 +53,6 @@ export interface ChaosRecord {
   negotiatedMs: number;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const now = (): bigint => process.hrtime.bigint();
 
 
@@ -154,7 +154,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
       const leaders = up.filter((m) => m.leading);
       if (leaders.length === 1 && up.length === cfg.size && spawning.size === 0) return leaders[0];
       if (performance.now() > deadline) throw new Error(`no stable single leader within ${timeoutMs} ms: ${state()}`);
-      await sleep(10);
+      await hold(10);
     }
   };
 
@@ -214,7 +214,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
       const bound = kind === "resign" || kind === "close" ? 10_000 : crashBound();
       const next = await nextElected(ns, bound, `${kind} of ${leader.c.id}`);
       if (kind === "stop") {
-        await sleep(Math.floor(rnd() * 300));
+        await hold(Math.floor(rnd() * 300));
         const cont = now(); // before SIGCONT: nothing it does can carry an earlier stamp
         leader.marks.push({ kind: "cont", ns: cont });
         leader.stopped = false;
@@ -225,7 +225,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
         });
         // Its session expired while it was stopped: it learns so on reconnecting and exits. Wait for
         // that, so the next fault does not meet a process still reconnecting.
-        const gone = await Promise.race([p.exited.then(() => true), sleep(10_000).then(() => false)]);
+        const gone = await Promise.race([p.exited.then(() => true), hold(10_000).then(() => false)]);
         if (!gone) throw new Error(`${leader.c.id} resumed from SIGSTOP but did not exit on its expired session; ${state()}`);
       }
       if (kind === "server") {

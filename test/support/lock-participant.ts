@@ -8,6 +8,7 @@ import process from "node:process";
 import { ZooKeeper } from "../../src/index.ts";
 import { LeaderElection, Lock, type ElectionProtocol, type LockNaming } from "../../src/recipes/index.ts";
 import { emit, readyGate, reportElection, serveCommands, stamp } from "./participant-kit.ts";
+import { hold } from "./wait.ts";
 
 const [connectString, path, id, sessionArg, modeArg, holdArg] = process.argv.slice(2);
 const [mode, variant] = (modeArg ?? "").split(":");
@@ -19,7 +20,6 @@ const sessionTimeout = Number(sessionArg || 6000);
 const holdMs = Number(holdArg || 30);
 const zk = await ZooKeeper.connect(connectString, { sessionTimeout, connectTimeout: Math.max(sessionTimeout, 10_000) });
 zk.on("state", (state) => emit(`STATE ${state} ${stamp()}`));
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 let election: LeaderElection | null = null;
 let lock: Lock | null = null;
@@ -42,15 +42,15 @@ if (mode === "election") {
           const end = performance.now() + holdMs;
           while (l.isHeld && !signal.aborted && performance.now() < end) {
             last = process.hrtime.bigint(); // isHeld was true just before this stamp
-            await sleep(2);
+            await hold(2);
           }
           emit(`FREE ${last} ${Date.now()}`);
         });
-        await sleep(Math.random() * 5);
+        await hold(Math.random() * 5);
       } catch (e) {
         emit(`ERROR ${(e as Error).message}`);
         if (zk.state === "expired" || zk.state === "closed") process.exit(3);
-        await sleep(100);
+        await hold(100);
       }
     }
   })();

@@ -17,6 +17,15 @@ export class SharedSessions {
     }, 30_000);
   }
 
+  /**
+   * One sync round trip on every open session: whatever the server sent any of them before now (a
+   * notification above all) has been delivered when this resolves. Use it where a test would otherwise
+   * sleep and then assert that nothing (more) happened.
+   */
+  async settled(): Promise<void> {
+    await Promise.all(this.clients.filter((zk) => zk.state === "connected").map((zk) => zk.sync("/")));
+  }
+
   async client(): Promise<ZooKeeper> {
     const zk = await ZooKeeper.connect(this.connectString, { sessionTimeout: 10_000 });
     this.clients.push(zk);

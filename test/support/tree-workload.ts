@@ -5,6 +5,7 @@ import type { ZooKeeper } from "../../src/index.ts";
 import { isZooKeeperError } from "../../src/index.ts";
 import type { CachedNode, TreeCache } from "../../src/recipes/index.ts";
 import { rng } from "./prng.ts";
+import { until } from "./wait.ts";
 
 export type Tree = Map<string, string>;
 
@@ -30,10 +31,10 @@ export async function freshRead(zk: ZooKeeper, root: string): Promise<Tree> {
 }
 
 async function untilConnected(zk: ZooKeeper): Promise<void> {
-  while (zk.state !== "connected") {
+  await until("the writer to be connected", () => {
     if (zk.state === "expired" || zk.state === "closed") throw new Error(`the writer's session is ${zk.state}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    return zk.state === "connected";
+  });
 }
 
 export function dump(cache: TreeCache): Tree {

@@ -5,6 +5,12 @@ import type { EventEmitter } from "node:events";
 
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Lets real time pass: how long a fault lasts, the pace of a workload, a server's polling step. Never a
+ * wait for a fact (that is `until` or `nextEvent`) nor a wait for nothing to happen (that is `never`).
+ */
+export const hold = pause;
+
 /** Polls `check` until it holds; the error names what never happened. */
 export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000, stepMs = 10): Promise<void> {
   const deadline = performance.now() + timeoutMs;

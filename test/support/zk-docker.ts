@@ -10,6 +10,7 @@ import type { Readable } from "node:stream";
 import { fourLetterWord, serverMode } from "./four-letter.ts";
 import { serverLogTail } from "./server-log.ts";
 import type { ServerOptions, ZkServer } from "./zk-types.ts";
+import { hold } from "./wait.ts";
 
 const IMAGE = "zookeeper:3.8.0";
 type Tc = typeof import("testcontainers");
@@ -35,7 +36,6 @@ export function dockerAvailable(): Promise<boolean> {
   return probe;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export async function startDockerStandalone(dir: string, clientPort: number, extraPorts: number[],
   zooCfg: Record<string, string>, opts: ServerOptions, jvmArgs: string[]): Promise<ZkServer> {
@@ -106,7 +106,7 @@ class DockerServer implements ZkServer {
     const deadline = Date.now() + timeoutMs;
     while ((await this.mode()) === null) {
       if (Date.now() > deadline) throw new Error(`docker ZooKeeper ${this.connectString} not serving after ${timeoutMs} ms:\n${this.logTail()}`);
-      await sleep(100);
+      await hold(100);
     }
   }
 

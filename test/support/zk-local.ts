@@ -8,6 +8,7 @@ import { fourLetterWord, serverMode } from "./four-letter.ts";
 import { serverLogTail } from "./server-log.ts";
 import type { LocalInstall } from "./zk-install.ts";
 import type { ZkServer } from "./zk-types.ts";
+import { hold } from "./wait.ts";
 
 export interface LocalSpec {
   id: number;
@@ -77,7 +78,6 @@ function threadStates(pid: number): string[] | undefined {
   });
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class LocalServer implements ZkServer {
   readonly id: number;
@@ -167,7 +167,7 @@ export class LocalServer implements ZkServer {
           await this.kill();
           throw this.#startError(`not serving after ${timeoutMs} ms`);
         }
-        await sleep(100);
+        await hold(100);
       }
     } finally {
       child?.unref();
@@ -221,7 +221,7 @@ export class LocalServer implements ZkServer {
       const states = threadStates(pid);
       if (states === undefined) return; // no /proc: nothing better to do than trust the signal
       if (states.every((st) => (st === "T") === stopped)) return;
-      await sleep(5);
+      await hold(5);
     }
   }
 

@@ -26,6 +26,7 @@ import { LocalServer } from "./zk-local.ts";
 import { freePorts } from "./zk-ports.ts";
 import { ensembleCfg } from "./zk-server.ts";
 import type { ZkEnsemble } from "./zk-types.ts";
+import { hold } from "./wait.ts";
 
 export interface PartitionOptions {
   size?: 3 | 5; // default 3
@@ -50,7 +51,6 @@ export interface PartitionedEnsemble extends ZkEnsemble {
 const RUN = "/run/netns";
 const QUORUM = 2888;
 const ELECTION = 3888;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 let counter = 0;
 const mine = new Set<string>();
 
@@ -195,7 +195,7 @@ class Partitioned implements PartitionedEnsemble {
       const leaders = this.servers.filter((_, i) => modes[i] === "leader");
       if (leaders.length === 1) return leaders[0]!;
       if (Date.now() > deadline) throw new Error(`no single leader after ${timeoutMs} ms; modes: ${JSON.stringify(modes)}`);
-      await sleep(100);
+      await hold(100);
     }
   }
 
@@ -206,7 +206,7 @@ class Partitioned implements PartitionedEnsemble {
       const up = this.servers.filter((s) => s.running && !s.paused).length;
       if (modes.filter((m) => m === "leader").length === 1 && modes.filter((m) => m === "leader" || m === "follower").length === up) return;
       if (Date.now() > deadline) throw new Error(`no quorum after ${timeoutMs} ms; modes: ${JSON.stringify(modes)}`);
-      await sleep(100);
+      await hold(100);
     }
   }
 

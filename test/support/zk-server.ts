@@ -18,12 +18,12 @@ import { LocalServer, StartError } from "./zk-local.ts";
 import { requestedLine, type ServerLine } from "./zk-lines.ts";
 import { freePorts } from "./zk-ports.ts";
 import type { EnsembleOptions, ServerOptions, ZkEnsemble, ZkServer } from "./zk-types.ts";
+import { hold } from "./wait.ts";
 
 export type { EnsembleOptions, ServerOptions, ZkEnsemble, ZkServer } from "./zk-types.ts";
 export { fourLetterWord, parseMode, HOW_TO_GET_A_SERVER };
 
 const ATTEMPTS = 3; // fresh ports after a bind failure (another process took a port)
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 async function useDocker(line: ServerLine): Promise<boolean> {
   const forced = process.env.ZK_HARNESS;
@@ -141,7 +141,7 @@ class Ensemble implements ZkEnsemble {
       const leaders = this.servers.filter((_, i) => modes[i] === "leader");
       if (leaders.length === 1) return leaders[0];
       if (Date.now() > deadline) throw new Error(`no single leader after ${timeoutMs} ms; modes: ${JSON.stringify(modes)}`);
-      await sleep(100);
+      await hold(100);
     }
   }
 
@@ -153,7 +153,7 @@ class Ensemble implements ZkEnsemble {
       const serving = modes.filter((m) => m === "leader" || m === "follower").length;
       if (modes.filter((m) => m === "leader").length === 1 && serving === up.length) return;
       if (Date.now() > deadline) throw new Error(`no quorum after ${timeoutMs} ms; modes: ${JSON.stringify(modes)}`);
-      await sleep(100);
+      await hold(100);
     }
   }
 

@@ -4,7 +4,6 @@
 // time, result mapping and errors are the client's own.
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import console from "node:console"; // the console listeners.ts prints to
 import { EventEmitter } from "node:events";
 import { ErrorCode, OpCode } from "../../src/protocol/constants.ts";
 import { encodeRequest } from "../../src/protocol/frame.ts";
@@ -207,6 +206,8 @@ describe("the listener-error policy", () => {
 
   it("with neither a logger nor a listenerError listener it goes to console.error, never nowhere", () => {
     const printed: unknown[][] = [];
+    // listeners.ts prints to the runtime's console as it is when it prints (vitest replaces the global one)
+    const console = (globalThis as unknown as { console: { error(...a: unknown[]): void } }).console;
     const original = console.error;
     console.error = (...a: unknown[]) => void printed.push(a);
     try {

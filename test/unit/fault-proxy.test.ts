@@ -3,6 +3,7 @@ import net from "node:net";
 import assert from "node:assert/strict";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
+import { hold, never, until } from "../support/wait.ts";
 
 // One end of a TCP connection, recording what it sees.
 interface End {
@@ -26,17 +27,6 @@ function watch(socket: net.Socket): End {
   return e;
 }
 
-async function until(what: string, cond: () => boolean, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await sleep(5);
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
 
 interface TestServer {
   port: number;
@@ -173,7 +163,8 @@ describe("fault proxy", () => {
     a.socket.write("2");
     const b = await connect(p);
     b.socket.write("b");
-    await sleep(250);
+    // Held, not lost: a quarter second of nothing arriving at either end (released below).
+    await never("data through a blackhole", () => a.data.toString() !== "1" || (echo.conns.at(-1)?.data.toString() ?? "") !== "1" || b.data.length > 0, 250);
     assert.equal(a.data.toString(), "1");
     assert.equal(echo.conns.at(-1)?.data.toString(), "1");
     assert.equal(b.data.length, 0);
@@ -191,9 +182,9 @@ describe("fault proxy", () => {
     p.delay(150);
     const t0 = performance.now();
     c.socket.write("a");
-    await sleep(20);
+    await hold(20); // three separate writes, each delayed on its own
     c.socket.write("b");
-    await sleep(20);
+    await hold(20);
     c.socket.write("c");
     await until("echo", () => c.data.length === 3);
     const rtt = performance.now() - t0;
@@ -313,8 +304,7 @@ describe("fault proxy", () => {
     // The create's length and half its header come first: the proxy cannot know yet.
     c.socket.write(Buffer.concat([before, create.subarray(0, 7)]));
     await until("earlier frames forwarded", () => s.data.length >= before.length);
-    await sleep(50);
-    assert.equal(s.data.length, before.length, "partial header held back");
+    await never("the partial header leaking", () => s.data.length !== before.length, 50);
     c.socket.write(Buffer.concat([create.subarray(7), request(3, 4)]));
     assert.deepEqual(await fired, { fired: true, xid: 2, serverErr: null });
     await until("client closed", () => c.closed);
