@@ -50,12 +50,12 @@ describe("network faults between client and server (fault proxy)", () => {
   });
 
   /** A client through the proxy with an ephemeral node and a data watch on a node of its own. */
-  async function rig(name: string): Promise<Rig> {
+  async function rig(name: string, sessionMs = SESSION_MS): Promise<Rig> {
     proxy.blackhole(false);
     proxy.delay(0);
     proxy.drip(false);
     const log = capturingLogger();
-    const zk = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: SESSION_MS, logger: log });
+    const zk = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: sessionMs, logger: log });
     const states: SessionState[] = [];
     zk.on("state", (s) => states.push(s));
     const eph = await zk.create(`${root}/eph-${name}`, name, { mode: CreateMode.EPHEMERAL });
@@ -66,9 +66,9 @@ describe("network faults between client and server (fault proxy)", () => {
   }
 
   /** One fault case: a fresh rig, the body, no unhandled rejection; `undo` lifts the fault even on failure. */
-  async function faultCase(name: string, body: (r: Rig) => Promise<void>, undo: () => void = () => {}): Promise<void> {
+  async function faultCase(name: string, body: (r: Rig) => Promise<void>, undo: () => void = () => {}, sessionMs = SESSION_MS): Promise<void> {
     const unhandled = trackUnhandled();
-    const r = await rig(name);
+    const r = await rig(name, sessionMs);
     try {
       await body(r);
       assert.deepEqual(unhandled.reasons, []);
@@ -169,11 +169,13 @@ describe("network faults between client and server (fault proxy)", () => {
 
   it("one byte at a time: frames reassemble exactly, nothing drops", () =>
     faultCase("drip", async (r) => {
-      // Every byte of the create travels alone, and the server cannot answer (not even a ping) before the
-      // last one: the whole frame must drip through within the 4 s read timeout. Under Deno a drip step
-      // is a write callback plus a >= 1 ms timer, several ms on a loaded machine, and 1,000 bytes timed
-      // out there; 100 bytes still spans many one-byte reads (length, header, payload) in both directions.
-      const payload = Uint8Array.from({ length: 100 }, (_, i) => (i * 13) & 0xff);
+      // Every byte travels alone, and the client hears nothing (not even a ping reply) until a whole frame
+      // is in: a getData request up and its reply down (~200 bytes here) must drip through within the read
+      // timeout. Under Deno a drip step is a write callback plus a >= 1 ms timer, and on a machine at load
+      // 30-40 it reached ~16 ms a byte: a 1,000-byte payload, then a 100-byte one with a 6 s session (4 s
+      // read timeout), timed out. So the server's longest session (10 s at tickTime 500: 6.7 s read
+      // timeout) and 32 bytes, which still make a reply frame reassembled from ~120 one-byte reads.
+      const payload = Uint8Array.from({ length: 32 }, (_, i) => (i * 13) & 0xff);
       proxy.drip(true);
       const path = await r.zk.create(`${root}/dripped`, payload);
       const got = await r.zk.getData(path);
@@ -185,7 +187,7 @@ describe("network faults between client and server (fault proxy)", () => {
       proxy.drip(false);
       assert.deepEqual(r.states, [], "no state change while dripping");
       await assertSurvived(r);
-    }, () => proxy.drip(false)));
+    }, () => proxy.drip(false), 10_000));
 
   it("half-close (the server side sends FIN): CONNECTIONLOSS, the session survives", () =>
     faultCase("half", async (r) => {
