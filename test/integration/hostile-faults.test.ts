@@ -214,6 +214,10 @@ describe("network faults between client and server (fault proxy)", () => {
 
   // --- leaks: a child process must exit by itself promptly after close() ---
 
+  // How long after close() a child may take to exit. The control's leaked timer runs 10 s; a clean child
+  // exited within 2 s when the machine was quiet, but 2,013 ms and more at load 30-40 (Node and Deno).
+  const EXIT_MS = 5000;
+
   type Fault = "cut" | "reset" | "blackhole" | "delay" | "drip" | "halfClose";
   const faults: Fault[] = ["cut", "reset", "blackhole", "delay", "drip", "halfClose"];
 
@@ -226,14 +230,14 @@ describe("network faults between client and server (fault proxy)", () => {
     if (f === "halfClose" && on) proxy.halfClose();
   }
 
-  it("control: a child that leaks a timer is caught still running 2 s after close()", async () => {
+  it("control: a child that leaks a timer is caught still running 5 s after close()", async () => {
     const child = spawn(...childCommand(CHILD, [proxy.connectString, "200", "control"]), { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (b: Buffer) => (out += b.toString()));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     try {
       await until("the child closed its client", () => out.includes('"closed"'), 60_000); // start-up under load
-      assert.equal(await within(exited, 2000), "pending", "the leaked timer should keep the child alive");
+      assert.equal(await within(exited, EXIT_MS), "pending", "the leaked timer should keep the child alive");
     } finally {
       child.kill("SIGKILL");
       await exited;
@@ -241,7 +245,7 @@ describe("network faults between client and server (fault proxy)", () => {
   }, 120_000);
 
   for (const f of faults) {
-    it(`no leaked timer or socket after ${f}: the child exits within 2 s of close()`, async () => {
+    it(`no leaked timer or socket after ${f}: the child exits within 5 s of close()`, async () => {
       const child = spawn(...childCommand(CHILD, [proxy.connectString, "1500"]), { stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       let err = "";
@@ -257,12 +261,12 @@ describe("network faults between client and server (fault proxy)", () => {
         await until("the child closed its client", () => out.includes('"closed"'), 60_000); // start-up under load
         const closedLine = out.split("\n").find((l) => l.includes('"closed"'))!;
         const closed = JSON.parse(closedLine) as { at: number; unhandled: number; outcomes: Record<string, number>; state: string };
-        const exit = await within(exited, 2000 + Math.max(0, closed.at - Date.now()));
-        assert.notEqual(exit, "pending", `child still running 2 s after close(); stderr:\n${err}`);
+        const exit = await within(exited, EXIT_MS + Math.max(0, closed.at - Date.now()));
+        assert.notEqual(exit, "pending", `child still running ${EXIT_MS} ms after close(); stderr:\n${err}`);
         const { code, at } = exit as { code: number | null; at: number };
         process.stdout.write(`leak ${f}: exit ${at - closed.at} ms after close, outcomes ${JSON.stringify(closed.outcomes)}\n`);
         assert.equal(code, 0, `child exit code ${code}; stderr:\n${err}`);
-        assert.ok(at - closed.at < 2000, `exited ${at - closed.at} ms after close`);
+        assert.ok(at - closed.at < EXIT_MS, `exited ${at - closed.at} ms after close`);
         assert.equal(closed.unhandled, 0, "unhandled rejections in the child");
         assert.equal(closed.state, "closed");
         const keys = Object.keys(closed.outcomes);
