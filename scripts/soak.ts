@@ -225,8 +225,8 @@ async function main(): Promise<number> {
   // Restarts inside the window for every length. Measured with the V8 flags of `npm run soak`, 3-minute
   // runs: 7 with restarts inside the window gave 27.7, 65.2, -28.7, 62.8, 3.8, 11.6, 13.0 KB/min and 3
   // with restarts only in the warm-up 23.5, 56.9, -1.4. Each failure is a one-time step of ~120-175 KB of
-  // old space, flat before and after, in a run whose bytecode grew 5-7 KB inside the window (passing runs:
-  // 0-2 KB): a code path running for the first time, with or without a restart in that minute.
+  // old space, flat before and after, in a run whose bytecode grew 5-7 KB inside the window (runs with 0-2 KB
+  // of new bytecode were all flat): a code path running for the first time, restart or not in that minute.
   for (let at = t0 + restartEvery; at < end - 30_000; at += restartEvery) restarts.push(at);
   let nextSample = t0;
   while (Date.now() < end) {
