@@ -228,9 +228,12 @@ try {
     }
   }
   // The soak (issue 16) under CI=true or SOAK=1: 3 measured minutes after a 2-minute warm-up (~6 min in
-  // all), heap-after-GC slope under 50 KB/min, handles back to baseline; its CSV and chart go to a temp dir.
+  // all), handles back to baseline, heap-after-GC slope under 150 KB/min. The 50 KB/min bound is the
+  // 30-minute run's (`npm run soak -- --minutes 30`): over 3 minutes one first-time code path's ~150 KB
+  // step in old space reads as up to 65 KB/min (3 of 11 loaded runs), while a leak of 20 bytes per
+  // operation (~12,000 ops/min here) shows as 240 KB/min. Its CSV and chart go to a temp dir.
   if (process.env.SOAK === "1" || process.env.CI === "true") {
-    const soak = await run("npm", ["run", "soak", "--", "--minutes", "3", "--warmup-seconds", "120"], env);
+    const soak = await run("npm", ["run", "soak", "--", "--minutes", "3", "--warmup-seconds", "120", "--slope-limit-kb", "150"], env);
     record("soak (3 min)", soak, genericCounts("", soak.code));
   }
 } catch (err) {
