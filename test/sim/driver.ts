@@ -224,7 +224,12 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
         // "resumed" event makes LeaderElection revoke before any of them is delivered (it was once a
         // known finding, revoke-after-resume-io: 251 of 1000 seeds).
         const names = believers.map((p) => p.name).join(",");
-        if (revokeOn === "disconnected" || strict) fail(`two leaders by events: ${names}`);
+        // What is left: a resumed process whose own timer was due before the lease lapsed runs that
+        // callback first (as Node would), before any of the client's; isLeader reads false there, but
+        // the library cannot speak before user code that runs first. A known finding unless SIM_STRICT.
+        const userFirst = believers.filter((p) => s.justResumed(p.name) && !p.el?.isLeader);
+        if (believers.length - userFirst.length <= 1 && !strict) known.add("resume-user-callback-first");
+        else if (revokeOn === "disconnected" || strict) fail(`two leaders by events: ${names}`);
         else known.add("late-revoke-event");
       }
     };
