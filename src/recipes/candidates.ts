@@ -3,7 +3,10 @@
 import type { ZooKeeper } from "../client/index.ts";
 import { isZooKeeperError } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
+import { CreateMode } from "../protocol/constants.ts";
+import { createWithParents } from "./containers.ts";
 import { NAMINGS, sortByNaming, type Naming } from "./naming.ts";
+import { afterConnectionLoss, findProtected } from "./support.ts";
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true }); // ids keep a leading U+FEFF
 
@@ -17,6 +20,29 @@ export interface Participant {
   sequence: number;
   /** True for the first candidate (the leader). */
   isLeader: boolean;
+}
+
+/**
+ * Protected create of an ephemeral-sequential contender under `path`: a create whose reply was lost is
+ * found by its uuid prefix, never made twice. `stop()` ends the search after a loss ("" when nothing was made).
+ */
+export async function createContender(zk: ZooKeeper, path: string, naming: Naming, data: string, stop: () => boolean = () => false): Promise<string> {
+  const prefix = naming.newPrefix();
+  const create = (): Promise<string> => zk.create(`${path}/${naming.nodeName(prefix)}`, data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+  let uncertain = false;
+  for (;;) {
+    try {
+      if (uncertain) {
+        const found = await findProtected(zk, path, prefix);
+        if (found || stop()) return found ?? "";
+      }
+      return await createWithParents(zk, path, create);
+    } catch (e) {
+      if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
+      uncertain = true;
+      await afterConnectionLoss(zk);
+    }
+  }
 }
 
 /** The election path's children; none when the path is gone (a container reaped after its last child). */

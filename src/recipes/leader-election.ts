@@ -4,12 +4,11 @@
 import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { Op, Transaction, ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
-import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
-import { ContenderQueue, readParticipants, type Participant } from "./candidates.ts";
-import { createWithParents } from "./containers.ts";
+import { ErrorCode, EventType } from "../protocol/constants.ts";
+import { ContenderQueue, createContender, readParticipants, type Participant } from "./candidates.ts";
 import { ElectionClosedError, LeadershipTimeoutError, NotLeaderError, RecipeStateError } from "./errors.ts";
 import { electionNaming, type ElectionProtocol, type Naming } from "./naming.ts";
-import { Serial, TERMINAL, Waiters, afterConnectionLoss, deleteNode, findProtected } from "./support.ts";
+import { Serial, TERMINAL, Waiters, deleteNode } from "./support.ts";
 
 export type { Participant };
 
@@ -244,10 +243,8 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   }
 
   /**
-   * Leads (first, and our session owns the znode) or watches the predecessor. The children are listed
-   * only for a new candidate, on a reconnect, or when the lower candidates we know ran out of a truncated
-   * listing; otherwise a successor walks down to the next lower candidate it knows (ContenderQueue, README
-   * "Big elections"). Only the leader watches its own znode; a waiter watches only its predecessor.
+   * Leads (first, and ours) or watches the predecessor, walking down the lower candidates we know (ContenderQueue,
+   * README "Big elections"). Only the leader watches its own znode; a waiter watches only its predecessor.
    */
   private async reconcile(relist = true): Promise<void> {
     const prune = this.pruneQueued;
@@ -282,8 +279,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
         this.ownWatched = ours;
         this.predecessor = null;
         if (stat.ephemeralOwner !== this.zk.sessionId) {
-          // Named like ours but another session's (cannot happen within one session): replace it.
-          this.dropOurs();
+          this.dropOurs(); // named like ours but another session's (cannot happen within one session): replace it
           await deleteNode(this.zk, ours);
           continue;
         }
@@ -305,23 +301,8 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   }
 
   /** Protected create: a create whose reply was lost is found by its uuid prefix, never made twice. */
-  private async createCandidate(): Promise<string> {
-    const prefix = this.naming.newPrefix();
-    const create = (): Promise<string> => this.zk.create(`${this.path}/${this.naming.nodeName(prefix)}`, this.id, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
-    let uncertain = false;
-    for (;;) {
-      try {
-        if (uncertain) {
-          const found = await findProtected(this.zk, this.path, prefix);
-          if (found) return found;
-        }
-        return await createWithParents(this.zk, this.path, create);
-      } catch (e) {
-        if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
-        uncertain = true;
-        await afterConnectionLoss(this.zk);
-      }
-    }
+  private createCandidate(): Promise<string> {
+    return createContender(this.zk, this.path, this.naming, this.id);
   }
 
   private readonly onPredecessor: Watcher = (event: WatchedEvent) => {

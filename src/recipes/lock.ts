@@ -5,12 +5,11 @@
 import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
-import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
-import { ContenderQueue, readParticipants, type Participant } from "./candidates.ts";
-import { createWithParents } from "./containers.ts";
+import { ErrorCode, EventType } from "../protocol/constants.ts";
+import { ContenderQueue, createContender, readParticipants, type Participant } from "./candidates.ts";
 import { LockNotReentrantError, LockReleasedError, LockTimeoutError } from "./errors.ts";
 import { lockNaming, type LockNaming, type Naming } from "./naming.ts";
-import { Serial, TERMINAL, afterConnectionLoss, deleteNode, findProtected } from "./support.ts";
+import { Serial, TERMINAL, deleteNode } from "./support.ts";
 
 /** Why a held lock was lost (the `"lost"` event). */
 export type LockLostReason = "disconnected" | "expired" | "deleted" | "closed";
@@ -267,23 +266,8 @@ export class Lock extends EventEmitter<LockEvents> {
   }
 
   /** Protected create: a create whose reply was lost is found by its prefix, never made twice. */
-  private async createNode(attempt: Attempt): Promise<string> {
-    const prefix = this.protocol.newPrefix();
-    const create = (): Promise<string> => this.zk.create(`${this.path}/${this.protocol.nodeName(prefix)}`, this.id, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
-    let uncertain = false;
-    for (;;) {
-      try {
-        if (uncertain) {
-          const found = await findProtected(this.zk, this.path, prefix);
-          if (found || attempt.over) return found ?? "";
-        }
-        return await createWithParents(this.zk, this.path, create);
-      } catch (e) {
-        if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
-        uncertain = true;
-        await afterConnectionLoss(this.zk);
-      }
-    }
+  private createNode(attempt: Attempt): Promise<string> {
+    return createContender(this.zk, this.path, this.protocol, this.id, () => attempt.over);
   }
 
   /** Deletes the attempt's znode (in the Serial, so after any create in flight) and frees the instance. */
