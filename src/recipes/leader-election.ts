@@ -5,7 +5,7 @@ import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { Op, Transaction, ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { ErrorCode, EventType } from "../protocol/constants.ts";
-import { ContenderQueue, createContender, readParticipants, type Participant } from "./candidates.ts";
+import { ContenderQueue, createContender, forgetWatch, readParticipants, type Participant } from "./candidates.ts";
 import { ElectionClosedError, LeadershipTimeoutError, NotLeaderError, RecipeStateError } from "./errors.ts";
 import { electionNaming, type ElectionProtocol, type Naming } from "./naming.ts";
 import { Serial, TERMINAL, Waiters, deleteNode } from "./support.ts";
@@ -399,6 +399,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     const old = this.ours;
     this.ours = null;
     this.ownWatched = null;
+    forgetWatch(this.zk, this.predecessor, this.onPredecessor);
     this.predecessor = null;
     this.queue.reset();
     return old;

@@ -6,7 +6,7 @@ import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { ErrorCode, EventType } from "../protocol/constants.ts";
-import { ContenderQueue, createContender, readParticipants, type Participant } from "./candidates.ts";
+import { ContenderQueue, createContender, forgetWatch, readParticipants, type Participant } from "./candidates.ts";
 import { LockNotReentrantError, LockReleasedError, LockTimeoutError } from "./errors.ts";
 import { lockNaming, type LockNaming, type Naming } from "./naming.ts";
 import { Serial, TERMINAL, deleteNode } from "./support.ts";
@@ -277,6 +277,7 @@ export class Lock extends EventEmitter<LockEvents> {
     if (node) await deleteNode(this.zk, node).catch(() => {});
     if (this.attempt === attempt) {
       this.attempt = null;
+      forgetWatch(this.zk, this.predecessor, this.onPredecessor);
       this.predecessor = null;
       this.ownWatched = null;
       this.heldToken = undefined;
