@@ -77,7 +77,12 @@ try {
   for (let i = 0, first = 0; i < P; i++) {
     const count = Math.floor(N / P) + (i < N % P ? 1 : 0);
     const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", worker, connect, path, groupPath, String(first), String(count)], { stdio: ["pipe", "pipe", "pipe"] });
-    createInterface({ input: child.stdout }).on("line", (line) => (events.push({ ...(JSON.parse(line) as Event), w: i }), notify()));
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const e = { ...(JSON.parse(line) as Event), w: i };
+      if (e.ev === "error" || e.ev === "retry" || e.ev === "progress") log(`worker ${i}: ${line}`);
+      events.push(e);
+      notify();
+    });
     createInterface({ input: child.stderr }).on("line", (line) => log(`worker ${i}: ${line}`));
     workers.push({ child, first, count });
     first += count;

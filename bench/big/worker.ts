@@ -37,8 +37,17 @@ async function join(): Promise<void> {
   const h0 = heap();
   const t0 = now();
   const c0 = cpu();
-  await inWaves(n, 64, async (i) => {
-    const zk = await ZooKeeper.connect(connect, { sessionTimeout: 40_000 });
+  let done = 0;
+  await inWaves(n, 16, async (i) => {
+    let zk: ZooKeeper | undefined;
+    for (let attempt = 1; !zk; attempt++) {
+      try {
+        zk = await ZooKeeper.connect(connect, { sessionTimeout: 40_000, connectTimeout: 60_000 });
+      } catch (e) {
+        if (attempt >= 5) throw e;
+        send({ ev: "retry", what: "connect", message: String(e) });
+      }
+    }
     sessions[i] = zk;
     const id = `p${base + i}`;
     const e = new LeaderElection(zk, path, { id });
@@ -47,6 +56,7 @@ async function join(): Promise<void> {
     e.on("error", (err) => send({ ev: "error", id, message: String(err) }));
     elections.set(id, e);
     await e.start();
+    if (++done % 500 === 0) send({ ev: "progress", done, t: now() });
   });
   send({ ev: "joined", t0, t: now(), cpu: cpu() - c0, heapPerParticipant: (heap() - h0) / n });
 }
