@@ -118,8 +118,9 @@ try {
       const from = events.length;
       owner(leader).child.stdin.write(JSON.stringify({ cmd, id: leader }) + "\n");
       const sent = await until(`${cmd} of ${leader}`, () => events.slice(from).find((e) => e.ev === cmd && e.id === leader), 60_000);
-      const next = await until(`a leader after ${leader}'s ${cmd}`, () => events.slice(from).find((e) => e.ev === "elected" && e.id !== leader), 60_000);
+      const next = await until(`a leader after ${leader}'s ${cmd}`, () => events.slice(from).find((e) => e.ev === "elected" && e.id !== leader), 180_000);
       ms.push(Number(next.t) - Number(sent.t));
+      log(`${cmd} ${r + 1}/${times}: ${leader} -> ${String(next.id)} in ${ms.at(-1)!.toFixed(1)} ms`);
       leader = String(next.id);
       await new Promise((r) => setTimeout(r, 30)); // the resigner's rejoin settles; any stray wake-up lands in this round
     }
@@ -172,6 +173,9 @@ try {
   await admin.close();
   process.stdout.write(JSON.stringify(report, null, 2) + "\n");
   if (opt.json) (await import("node:fs")).writeFileSync(opt.json, JSON.stringify(report, null, 2));
+} catch (e) {
+  if (server) log(`server: ${(readFileSync(`${server.dir}/server.log`, "utf8").match(/Expiring session/g) ?? []).length} sessions expired`);
+  throw e;
 } finally {
   for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
   await server?.close();
