@@ -1,9 +1,12 @@
 // Reading the contenders of an election or lock path: their ids (the znodes' data, as Curator's
 // LeaderLatch/LeaderSelector and kazoo's Election write them) in protocol order; the first leads.
-import type { ZooKeeper } from "../client/index.ts";
+import type { Watcher, ZooKeeper } from "../client/index.ts";
 import { isZooKeeperError } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
+import { CreateMode, WatcherType } from "../protocol/constants.ts";
+import { createWithParents } from "./containers.ts";
 import { NAMINGS, sortByNaming, type Naming } from "./naming.ts";
+import { afterConnectionLoss, findProtected } from "./support.ts";
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true }); // ids keep a leading U+FEFF
 
@@ -17,6 +20,34 @@ export interface Participant {
   sequence: number;
   /** True for the first candidate (the leader). */
   isLeader: boolean;
+}
+
+/**
+ * Protected create of an ephemeral-sequential contender under `path`: a create whose reply was lost is
+ * found by its uuid prefix, never made twice. `stop()` ends the search after a loss ("" when nothing was made).
+ */
+export async function createContender(zk: ZooKeeper, path: string, naming: Naming, data: string, stop: () => boolean = () => false): Promise<string> {
+  const prefix = naming.newPrefix();
+  const create = (): Promise<string> => zk.create(`${path}/${naming.nodeName(prefix)}`, data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+  let uncertain = false;
+  for (;;) {
+    try {
+      if (uncertain) {
+        const found = await findProtected(zk, path, prefix);
+        if (found || stop()) return found ?? "";
+      }
+      return await createWithParents(zk, path, create);
+    } catch (e) {
+      if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
+      uncertain = true;
+      await afterConnectionLoss(zk);
+    }
+  }
+}
+
+/** A waiter that leaves drops its watch on its predecessor, so no watch of a gone contender stays on the server. */
+export function forgetWatch(zk: ZooKeeper, path: string | null, watcher: Watcher): void {
+  if (path !== null) void zk.removeWatches(path, watcher, WatcherType.Data).catch(() => {});
 }
 
 /** The election path's children; none when the path is gone (a container reaped after its last child). */
@@ -46,4 +77,106 @@ export async function readParticipants(zk: ZooKeeper, path: string, naming: Nami
   const out = read.filter((p): p is Participant => p !== null);
   if (out.length > 0) out[0].isLeader = true;
   return out;
+}
+
+/**
+ * The candidates lower than ours that we know of (README "Big elections"): the nearest `limit` of them from
+ * the last listing, so that when the predecessor we watch goes, the successor walks down to the next one
+ * it knows instead of listing every child again. Sound because candidates lower than ours can only
+ * disappear (a new one always gets a higher sequence); relisted only when the known ones run out and
+ * the listing was truncated, or when the owner asks (a new candidate, a reconnect).
+ */
+export class ContenderQueue {
+  private readonly zk: ZooKeeper;
+  private readonly path: string;
+  private readonly naming: Naming;
+  private readonly limit: number;
+  private known: string[] = []; // names of the nearest lower candidates, ascending: the last is the predecessor
+  private complete = false; // `known` held every lower candidate at the listing
+  private listed = false;
+
+  constructor(zk: ZooKeeper, path: string, naming: Naming, limit = 16) {
+    this.zk = zk;
+    this.path = path;
+    this.naming = naming;
+    this.limit = limit;
+  }
+
+  /** Forget everything (a new candidate of ours, or a reconnect): the next step lists the children. */
+  reset(): void {
+    this.known = [];
+    this.complete = false;
+    this.listed = false;
+  }
+
+  /** Whether the next step must list the children (nothing known yet, or the known ones ran out of a truncated listing). */
+  get needsListing(): boolean {
+    return !this.listed || (this.known.length === 0 && !this.complete);
+  }
+
+  /** True when no candidate lower than ours is left: ours is first. */
+  get first(): boolean {
+    return this.listed && this.complete && this.known.length === 0;
+  }
+
+  /** The nearest lower candidate still believed alive (full path), or null. */
+  get predecessor(): string | null {
+    const name = this.known.at(-1);
+    return name === undefined ? null : `${this.path}/${name}`;
+  }
+
+  /** How many lower candidates are known (for the memory figures). */
+  get size(): number {
+    return this.known.length;
+  }
+
+  /**
+   * One getChildren: keeps the nearest `limit` candidates below `ours` (a full path). Returns how many
+   * candidates are lower than ours, or -1 when ours is not among the children. Linear, no full sort.
+   */
+  async list(ours: string): Promise<number> {
+    const oursName = ours.slice(this.path.length + 1);
+    const ourSeq = this.naming.sequenceOf(oursName) ?? Number.MAX_SAFE_INTEGER;
+    const children = await childrenOrNone(this.zk, this.path);
+    const near: Array<{ name: string; seq: number }> = [];
+    let found = false;
+    let lower = 0;
+    for (const name of children) {
+      if (name === oursName) {
+        found = true;
+        continue;
+      }
+      const seq = this.naming.sequenceOf(name);
+      if (seq === undefined || seq > ourSeq || (seq === ourSeq && name > oursName)) continue;
+      lower++;
+      if (near.length === this.limit && before(name, seq, near[0])) continue;
+      let i = near.length; // insertion into the small ascending window
+      while (i > 0 && before(name, seq, near[i - 1])) i--;
+      near.splice(i, 0, { name, seq });
+      if (near.length > this.limit) near.shift();
+    }
+    this.listed = found;
+    this.known = found ? near.map((c) => c.name) : [];
+    this.complete = found && lower === near.length;
+    return found ? lower : -1;
+  }
+
+  /** A known candidate turned out gone (its deletion event, or NONODE): the walk moves past it. */
+  gone(path: string): void {
+    const i = this.known.lastIndexOf(path.slice(this.path.length + 1));
+    if (i >= 0) this.known.splice(i, 1);
+  }
+
+  /** Checks every known lower candidate at once (one round trip, no watches) and forgets those gone. */
+  async prune(): Promise<void> {
+    const names = [...this.known];
+    if (names.length === 0) return;
+    const alive = await Promise.all(names.map((n) => this.zk.exists(`${this.path}/${n}`)));
+    const gone = new Set(names.filter((_, i) => alive[i] === null));
+    this.known = this.known.filter((n) => !gone.has(n));
+  }
+}
+
+function before(name: string, seq: number, c: { name: string; seq: number }): boolean {
+  return seq < c.seq || (seq === c.seq && name < c.name);
 }

@@ -30,7 +30,10 @@ export async function createWithParents<T>(zk: ZooKeeper, parent: string, create
       return await create();
     } catch (e) {
       if (!isZooKeeperError(e, ErrorCode.NONODE) || attempt >= 5) throw e;
-      await ensureContainers(zk, parent);
+      // An ancestor reaped between our exists and our create (NONODE again): the next attempt makes it anew.
+      await ensureContainers(zk, parent).catch((err: unknown) => {
+        if (!isZooKeeperError(err, ErrorCode.NONODE)) throw err;
+      });
     }
   }
 }

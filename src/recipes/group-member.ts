@@ -1,7 +1,9 @@
 // Group membership (README "GroupMember"; reference: `npm run docs`): each member is the ephemeral znode `path/<id>` holding its data.
-// A persistent watch on the group path (re-registered by the client after a reconnect) turns every
-// join and leave into one "change" event with the whole list, sorted by id. Where the server has no
-// persistent watches (3.4), a one-shot children watch, re-armed by every read of the group, does it.
+// While someone listens for "change", a persistent watch on the group path (re-registered by the client
+// after a reconnect) turns joins and leaves into "change" events with the whole list, sorted by id;
+// bursts are coalesced (20 ms of quiet, at most 500 ms), and only new members' data is read. Where the
+// server has no persistent watches (3.4), a one-shot children watch, re-armed by every read, does it.
+// Every member watches its own znode (to rejoin when someone deletes it); nothing else without a listener.
 import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
@@ -9,6 +11,9 @@ import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../
 import { createWithParents } from "./containers.ts";
 import { MemberIdTakenError } from "./errors.ts";
 import { Serial, deleteNode } from "./support.ts";
+
+const QUIET_MS = 20; // a burst of joins and leaves is read once it has been quiet this long...
+const MAX_MS = 500; // ...or this long after its first change at most
 
 /** A member of a group as read from the server. */
 export interface Member {
@@ -51,7 +56,9 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
   private watching = false;
   private oneShot = false; // children watch re-armed on every refresh (no persistent watches)
   private refreshQueued = false;
-  private last: string | null = null; // fingerprint of the last list emitted
+  private known: Map<string, Uint8Array | null> | null = null; // the members of the last "change", with their data
+  private coalesce: ReturnType<typeof setTimeout> | null = null;
+  private pendingSince: number | null = null;
 
   /** Prepares a member; nothing is sent before `join()`. Throws BADARGUMENTS for an invalid path or id. */
   constructor(zk: ZooKeeper, path: string, options: GroupMemberOptions) {
@@ -66,6 +73,14 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
     this.path = path;
     this.id = options.id;
     this.data = options.data ?? null;
+    // The group watch is kept only while someone listens for "change".
+    const self = this as EventEmitter;
+    self.on("newListener", (event: string | symbol) => {
+      if (event === "change" && this.joined && !this.watching) void this.serial.run(() => this.watchGroup()).then(() => this.refresh(), () => this.refresh());
+    });
+    self.on("removeListener", (event: string | symbol) => {
+      if (event === "change" && this.listenerCount("change") === 0) void this.serial.run(() => this.unwatchGroup());
+    });
   }
 
   /** This member's znode. */
@@ -84,10 +99,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
         await this.ensureMember();
         created = true;
         this.oneShot = !this.zk.serverFeatures.persistentWatches;
-        if (!this.watching && !this.oneShot) {
-          await this.zk.addWatch(this.path, AddWatchMode.PERSISTENT, this.onGroup);
-          this.watching = true;
-        }
+        await this.watchGroup();
       } catch (e) {
         this.joined = false;
         this.zk.off("state", this.onState);
@@ -105,10 +117,11 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
       if (!this.joined) return;
       this.joined = false;
       this.zk.off("state", this.onState);
-      if (this.watching) {
-        this.watching = false;
-        await this.zk.removeWatches(this.path, this.onGroup, WatcherType.Any).catch(() => {});
-      }
+      if (this.coalesce) clearTimeout(this.coalesce);
+      this.coalesce = null;
+      this.pendingSince = null;
+      this.known = null;
+      await this.unwatchGroup(true);
       await deleteNode(this.zk, this.memberPath);
     });
   }
@@ -158,16 +171,43 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
     }
   }
 
+  /** Registers the persistent group watch when someone listens for "change" (in the Serial). */
+  private async watchGroup(): Promise<void> {
+    if (!this.joined || this.watching || this.listenerCount("change") === 0) return;
+    if (!this.oneShot) await this.zk.addWatch(this.path, AddWatchMode.PERSISTENT, this.onGroup);
+    this.watching = true; // one-shot: the next read of the group arms it
+  }
+
+  /** Drops the group watch once nobody listens (or on leave), and the list kept for change detection. */
+  private async unwatchGroup(leaving = false): Promise<void> {
+    if (!this.watching || (!leaving && this.listenerCount("change") > 0)) return;
+    this.watching = false;
+    this.known = null;
+    if (!this.oneShot) await this.zk.removeWatches(this.path, this.onGroup, WatcherType.Any).catch(() => {});
+  }
+
   private readonly onGroup: Watcher = (event: WatchedEvent) => {
-    if (event.type === EventType.None) return;
-    this.refresh();
+    if (event.type === EventType.None || !this.watching) return;
+    // Coalesce: read once the burst has been quiet QUIET_MS, or MAX_MS after its first change.
+    const now = performance.now();
+    this.pendingSince ??= now;
+    if (this.coalesce) clearTimeout(this.coalesce);
+    this.coalesce = setTimeout(() => {
+      this.coalesce = null;
+      this.pendingSince = null;
+      this.refresh();
+    }, Math.max(0, Math.min(QUIET_MS, this.pendingSince + MAX_MS - now)));
+  };
+
+  private readonly onSelf: Watcher = (event: WatchedEvent) => {
+    if (event.type !== EventType.None) this.refresh(); // deleted by someone: rejoin; anything else: re-arm
   };
 
   private readonly onState = (state: SessionState): void => {
     if (state === "connected") this.refresh(); // changes while disconnected, and a rejoin if our znode went
   };
 
-  /** Re-reads the group (one refresh at a time), rejoins if our znode vanished, emits on a real change. */
+  /** Rejoins if our znode vanished; while listened to, re-reads the group and emits on a real change. */
   private refresh(): void {
     if (this.refreshQueued || !this.joined) return;
     this.refreshQueued = true;
@@ -175,15 +215,28 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
       .run(async () => {
         this.refreshQueued = false;
         if (!this.joined) return;
-        const watcher = this.oneShot ? this.onGroup : undefined; // re-arms the one-shot watch
-        let members = await this.readMembers(watcher);
-        if (!members.some((m) => m.id === this.id)) {
+        if ((await this.zk.exists(this.memberPath, this.onSelf)) === null) {
           await this.ensureMember(); // deleted by someone, or reaped with its container while the session lived
-          members = await this.readMembers(watcher);
+          await this.zk.exists(this.memberPath, this.onSelf);
         }
-        const fingerprint = JSON.stringify(members.map((m) => [m.id, m.data ? Array.from(m.data) : null]));
-        if (fingerprint === this.last) return;
-        this.last = fingerprint;
+        if (!this.watching) return;
+        let children: string[];
+        try {
+          children = await this.zk.getChildren(this.path, this.oneShot ? this.onGroup : undefined); // re-arms a one-shot watch
+        } catch (e) {
+          if (!isZooKeeperError(e, ErrorCode.NONODE)) throw e;
+          children = [];
+        }
+        const before = this.known;
+        const next = new Map<string, Uint8Array | null>();
+        const fresh = children.filter((id) => !before?.has(id));
+        for (const id of children) if (before?.has(id)) next.set(id, before.get(id)!);
+        const read = await Promise.all(fresh.map((id) => this.zk.getData(`${this.path}/${id}`).then((r) => r.data, (e: unknown) => (isZooKeeperError(e, ErrorCode.NONODE) ? undefined : Promise.reject(e)))));
+        fresh.forEach((id, i) => read[i] !== undefined && next.set(id, read[i]));
+        const added = fresh.some((id) => next.has(id));
+        if (!this.watching || (before !== null && before.size === next.size && !added)) return;
+        this.known = next;
+        const members = [...next].map(([id, data]) => ({ id, data })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         emitIsolated(this.zk, this, "GroupMember", "change", members);
       })
       .catch((e) => {

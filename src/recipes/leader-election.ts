@@ -4,12 +4,11 @@
 import { EventEmitter } from "node:events";
 import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { Op, Transaction, ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
-import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
-import { childrenOrNone, readParticipants, type Participant } from "./candidates.ts";
-import { createWithParents } from "./containers.ts";
+import { ErrorCode, EventType } from "../protocol/constants.ts";
+import { ContenderQueue, createContender, forgetWatch, readParticipants, type Participant } from "./candidates.ts";
 import { ElectionClosedError, LeadershipTimeoutError, NotLeaderError, RecipeStateError } from "./errors.ts";
-import { electionNaming, sortByNaming, type ElectionProtocol, type Naming } from "./naming.ts";
-import { Serial, TERMINAL, Waiters, afterConnectionLoss, deleteNode, findProtected } from "./support.ts";
+import { electionNaming, type ElectionProtocol, type Naming } from "./naming.ts";
+import { Serial, TERMINAL, Waiters, deleteNode } from "./support.ts";
 
 export type { Participant };
 
@@ -67,6 +66,9 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private leaderVersion = 0;
   private checkQueued = false;
   private leaseTimer: TimerHandle | null = null; // fires when isLeader's lease may have lapsed
+  private relistQueued = false;
+  private pruneQueued = false;
+  private readonly queue: ContenderQueue; // the lower candidates we know (walk-down on handover)
   private retry: ReturnType<typeof setTimeout> | null = null;
   private ended: unknown = null; // why the election ended (rejects later calls)
   private readonly waiters = new Waiters();
@@ -91,6 +93,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     const naming = electionNaming(this.protocol);
     if (!naming) throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `protocol must be "curator-latch", "curator-selector" or "kazoo"`, { op: "LeaderElection", path });
     this.naming = naming;
+    this.queue = new ContenderQueue(zk, path, naming);
   }
 
   /**
@@ -240,32 +243,49 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
 
   // --- the check: who leads, whom to watch ---
 
-  private requestCheck(): void {
+  /** Queues a check; `relist` lists the children again (a new candidate, a reconnect) instead of walking down. */
+  private requestCheck(relist = false): void {
+    this.relistQueued ||= relist;
     if (this.checkQueued || this.phase !== "started") return;
     this.checkQueued = true;
     void this.serial.run(async () => {
       this.checkQueued = false;
+      const again = this.relistQueued;
+      this.relistQueued = false;
       if (this.phase !== "started") return;
       if (this.ours === null) this.ours = await this.createCandidate();
-      await this.reconcile();
+      await this.reconcile(again);
     }).catch((e) => this.onCheckError(e));
   }
 
-  /** Reads the children and either leads (first, and our session owns it) or watches the predecessor. */
-  private async reconcile(): Promise<void> {
-    for (let round = 0; this.phase === "started"; round++) {
-      if (round > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, "the candidates keep changing; retrying later", { op: "election", path: this.path });
-      if (this.ours === null) this.ours = await this.createCandidate();
-      const ours = this.ours;
-      const sorted = sortByNaming(this.naming, await childrenOrNone(this.zk, this.path));
-      const index = sorted.findIndex((c) => `${this.path}/${c.name}` === ours);
-      if (this.phase !== "started" || this.ours !== ours) return;
-      if (index < 0) {
-        this.lostOurs();
-        continue;
+  /**
+   * Leads (first, and ours) or watches the predecessor, walking down the lower candidates we know (ContenderQueue,
+   * README "Big elections"). Only the leader watches its own znode; a waiter watches only its predecessor.
+   */
+  private async reconcile(relist = true): Promise<void> {
+    const prune = this.pruneQueued;
+    this.pruneQueued = false;
+    if (prune && !relist && this.ours !== null) await this.queue.prune();
+    for (let listings = 0; this.phase === "started"; ) {
+      if (this.ours === null) {
+        this.ours = await this.createCandidate();
+        relist = true;
       }
-      if (index > 0) this.revoke("deleted"); // a lower candidate appeared ahead of ours (hand-made names only)
-      if (index === 0 || this.ownWatched !== ours) {
+      const ours = this.ours;
+      if (relist || this.queue.needsListing) {
+        if (++listings > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, "the candidates keep changing; retrying later", { op: "election", path: this.path });
+        relist = false;
+        const lower = await this.queue.list(ours);
+        if (this.phase !== "started" || this.ours !== ours) return;
+        if (lower < 0) {
+          this.lostOurs();
+          continue;
+        }
+        if (lower > 0) this.revoke("deleted"); // a lower candidate appeared ahead of ours (hand-made names only)
+      }
+      const predecessor = this.queue.predecessor;
+      if (predecessor === null) {
+        if (!this.queue.first) continue; // the known ones ran out of a truncated listing: list again
         const stat = await this.zk.exists(ours, this.onOwn);
         if (this.phase !== "started" || this.ours !== ours) return;
         if (stat === null) {
@@ -273,54 +293,42 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
           continue;
         }
         this.ownWatched = ours;
-        if (index === 0) {
-          this.predecessor = null;
-          if (stat.ephemeralOwner !== this.zk.sessionId) {
-            // Named like ours but another session's (cannot happen within one session): replace it.
-            this.dropOurs();
-            await deleteNode(this.zk, ours);
-            continue;
-          }
-          this.elect(stat.czxid, stat.version);
-          return;
+        this.predecessor = null;
+        if (stat.ephemeralOwner !== this.zk.sessionId) {
+          this.dropOurs(); // named like ours but another session's (cannot happen within one session): replace it
+          await deleteNode(this.zk, ours);
+          continue;
         }
+        this.elect(stat.czxid, stat.version);
+        return;
       }
-      const predecessor = `${this.path}/${sorted[index - 1].name}`;
       this.predecessor = predecessor;
       try {
         await this.zk.getData(predecessor, this.onPredecessor);
         return;
       } catch (e) {
         if (!isZooKeeperError(e, ErrorCode.NONODE)) throw e;
-        // Gone between the listing and the watch: look again at once.
+        // Gone since we learnt of it: walk down past it (and past any other known one gone too).
+        this.queue.gone(predecessor);
+        if (this.phase !== "started" || this.ours !== ours) return;
+        await this.queue.prune();
       }
     }
   }
 
   /** Protected create: a create whose reply was lost is found by its uuid prefix, never made twice. */
-  private async createCandidate(): Promise<string> {
-    const prefix = this.naming.newPrefix();
-    const create = (): Promise<string> => this.zk.create(`${this.path}/${this.naming.nodeName(prefix)}`, this.id, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
-    let uncertain = false;
-    for (;;) {
-      try {
-        if (uncertain) {
-          const found = await findProtected(this.zk, this.path, prefix);
-          if (found) return found;
-        }
-        return await createWithParents(this.zk, this.path, create);
-      } catch (e) {
-        if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
-        uncertain = true;
-        await afterConnectionLoss(this.zk);
-      }
-    }
+  private createCandidate(): Promise<string> {
+    return createContender(this.zk, this.path, this.naming, this.id);
   }
 
   private readonly onPredecessor: Watcher = (event: WatchedEvent) => {
     const path = event.path;
     if (event.type === EventType.None || this.phase !== "started" || path === null || path !== this.predecessor) return;
     this.predecessor = null;
+    if (event.type === EventType.NodeDeleted) {
+      this.queue.gone(path);
+      this.pruneQueued = true; // the others we know may be gone too: one round trip checks them all
+    }
     this.emitSafely("watch", path);
     this.requestCheck();
   };
@@ -330,7 +338,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     if (event.type === EventType.None || this.phase !== "started" || path === null || path !== this.ownWatched) return;
     this.ownWatched = null;
     this.emitSafely("watch", path);
-    this.requestCheck();
+    this.requestCheck(true);
   };
 
   private readonly onState = (state: SessionState): void => {
@@ -338,7 +346,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     if (this.leading) this.checkLease(); // a lease that lapsed meanwhile ends before this change is acted on
     switch (state) {
       case "connected":
-        this.requestCheck();
+        this.requestCheck(true);
         break;
       case "disconnected":
       case "connectedReadOnly":
@@ -408,7 +416,9 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     const old = this.ours;
     this.ours = null;
     this.ownWatched = null;
+    forgetWatch(this.zk, this.predecessor, this.onPredecessor);
     this.predecessor = null;
+    this.queue.reset();
     return old;
   }
 

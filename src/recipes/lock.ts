@@ -5,12 +5,11 @@
 import { EventEmitter } from "node:events";
 import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
-import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
-import { childrenOrNone, readParticipants, type Participant } from "./candidates.ts";
-import { createWithParents } from "./containers.ts";
+import { ErrorCode, EventType } from "../protocol/constants.ts";
+import { ContenderQueue, createContender, forgetWatch, readParticipants, type Participant } from "./candidates.ts";
 import { LockNotReentrantError, LockReleasedError, LockTimeoutError } from "./errors.ts";
-import { lockNaming, sortByNaming, type LockNaming, type Naming } from "./naming.ts";
-import { Serial, TERMINAL, afterConnectionLoss, deleteNode, findProtected } from "./support.ts";
+import { lockNaming, type LockNaming, type Naming } from "./naming.ts";
+import { Serial, TERMINAL, deleteNode } from "./support.ts";
 
 /** Why a held lock was lost (the `"lost"` event). */
 export type LockLostReason = "disconnected" | "expired" | "deleted" | "closed";
@@ -60,6 +59,10 @@ export class Lock extends EventEmitter<LockEvents> {
   private ownWatched: string | null = null;
   private heldToken: bigint | undefined;
   private checkQueued = false;
+  private relistQueued = false;
+  private pruneQueued = false;
+  private readonly queue: ContenderQueue; // the lower contenders we know (walk-down on handover)
+  private queued: string | null = null; // the znode the queue was listed for
 
   /** Prepares a lock; nothing is sent before `acquire()`. Throws BADARGUMENTS for an invalid path or options. */
   constructor(zk: ZooKeeper, path: string, options: LockOptions = {}) {
@@ -76,6 +79,7 @@ export class Lock extends EventEmitter<LockEvents> {
     this.id = o.id ?? "";
     this.naming = o.naming ?? "curator";
     this.protocol = naming;
+    this.queue = new ContenderQueue(zk, path, naming);
   }
 
   /**
@@ -182,33 +186,49 @@ export class Lock extends EventEmitter<LockEvents> {
 
   // --- the check: hold, or watch the predecessor ---
 
-  private requestCheck(): void {
+  /** Queues a check; `relist` lists the children again (a reconnect) instead of walking down. */
+  private requestCheck(relist = false): void {
     const attempt = this.attempt;
+    this.relistQueued ||= relist;
     if (this.checkQueued || !attempt || attempt.over) return;
     this.checkQueued = true;
     void this.serial.run(async () => {
       this.checkQueued = false;
+      const again = this.relistQueued;
+      this.relistQueued = false;
       if (attempt.over || this.attempt !== attempt) return;
       if (attempt.node === null) attempt.node = await this.createNode(attempt);
-      await this.reconcile(attempt);
+      await this.reconcile(attempt, again);
     }).catch((e) => this.onCheckError(attempt, e));
   }
 
-  private async reconcile(attempt: Attempt): Promise<void> {
-    for (let round = 0; !attempt.over; round++) {
-      if (round > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, "the contenders keep changing; retrying later", { op: "acquire", path: this.path });
-      if (attempt.node === null) attempt.node = await this.createNode(attempt);
-      const ours = attempt.node;
-      const sorted = sortByNaming(this.protocol, await childrenOrNone(this.zk, this.path));
-      const index = sorted.findIndex((c) => `${this.path}/${c.name}` === ours);
-      if (attempt.over || attempt.node !== ours) return;
-      if (index < 0) {
-        if (attempt.held) return this.lose(attempt, "deleted");
-        attempt.node = null; // deleted under a waiter: stand again
-        continue;
+  /** Holds (first, and ours) or watches the predecessor, walking down the lower contenders we know (ContenderQueue). */
+  private async reconcile(attempt: Attempt, relist = true): Promise<void> {
+    const prune = this.pruneQueued;
+    this.pruneQueued = false;
+    if (prune && !relist && attempt.node !== null) await this.queue.prune();
+    for (let listings = 0; !attempt.over; ) {
+      if (attempt.node === null) {
+        attempt.node = await this.createNode(attempt);
+        relist = true;
       }
-      if (index > 0 && attempt.held) return this.lose(attempt, "deleted"); // a hand-made lower name appeared
-      if (index === 0) {
+      const ours = attempt.node;
+      if (relist || this.queue.needsListing || this.queued !== ours) {
+        if (++listings > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, "the contenders keep changing; retrying later", { op: "acquire", path: this.path });
+        relist = false;
+        this.queued = ours;
+        const lower = await this.queue.list(ours);
+        if (attempt.over || attempt.node !== ours) return;
+        if (lower < 0) {
+          if (attempt.held) return this.lose(attempt, "deleted");
+          attempt.node = null; // deleted under a waiter: stand again
+          continue;
+        }
+        if (lower > 0 && attempt.held) return this.lose(attempt, "deleted"); // a hand-made lower name appeared
+      }
+      const predecessor = this.queue.predecessor;
+      if (predecessor === null) {
+        if (!this.queue.first) continue; // the known ones ran out of a truncated listing: list again
         const stat = await this.zk.exists(ours, this.onOwn);
         if (attempt.over || attempt.node !== ours) return;
         if (stat === null) {
@@ -232,35 +252,22 @@ export class Lock extends EventEmitter<LockEvents> {
         }
         return;
       }
-      const predecessor = `${this.path}/${sorted[index - 1].name}`;
       this.predecessor = predecessor;
       try {
         await this.zk.getData(predecessor, this.onPredecessor);
         return;
       } catch (e) {
         if (!isZooKeeperError(e, ErrorCode.NONODE)) throw e;
+        this.queue.gone(predecessor); // walk down past it, and past any other known one gone too
+        if (attempt.over || attempt.node !== ours) return;
+        await this.queue.prune();
       }
     }
   }
 
   /** Protected create: a create whose reply was lost is found by its prefix, never made twice. */
-  private async createNode(attempt: Attempt): Promise<string> {
-    const prefix = this.protocol.newPrefix();
-    const create = (): Promise<string> => this.zk.create(`${this.path}/${this.protocol.nodeName(prefix)}`, this.id, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
-    let uncertain = false;
-    for (;;) {
-      try {
-        if (uncertain) {
-          const found = await findProtected(this.zk, this.path, prefix);
-          if (found || attempt.over) return found ?? "";
-        }
-        return await createWithParents(this.zk, this.path, create);
-      } catch (e) {
-        if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
-        uncertain = true;
-        await afterConnectionLoss(this.zk);
-      }
-    }
+  private createNode(attempt: Attempt): Promise<string> {
+    return createContender(this.zk, this.path, this.protocol, this.id, () => attempt.over);
   }
 
   /** Deletes the attempt's znode (in the Serial, so after any create in flight) and frees the instance. */
@@ -270,6 +277,7 @@ export class Lock extends EventEmitter<LockEvents> {
     if (node) await deleteNode(this.zk, node).catch(() => {});
     if (this.attempt === attempt) {
       this.attempt = null;
+      forgetWatch(this.zk, this.predecessor, this.onPredecessor);
       this.predecessor = null;
       this.ownWatched = null;
       this.heldToken = undefined;
@@ -303,6 +311,10 @@ export class Lock extends EventEmitter<LockEvents> {
   private readonly onPredecessor: Watcher = (event: WatchedEvent) => {
     if (event.type === EventType.None || event.path === null || event.path !== this.predecessor) return;
     this.predecessor = null;
+    if (event.type === EventType.NodeDeleted) {
+      this.queue.gone(event.path);
+      this.pruneQueued = true;
+    }
     this.emitSafely("watch", event.path);
     this.requestCheck();
   };
@@ -310,7 +322,7 @@ export class Lock extends EventEmitter<LockEvents> {
   private readonly onOwn: Watcher = (event: WatchedEvent) => {
     if (event.type === EventType.None || event.path === null || event.path !== this.ownWatched) return;
     this.ownWatched = null;
-    this.requestCheck();
+    this.requestCheck(true);
   };
 
   private readonly onState = (state: SessionState): void => {
@@ -318,7 +330,7 @@ export class Lock extends EventEmitter<LockEvents> {
     if (!attempt || attempt.over) return;
     switch (state) {
       case "connected":
-        this.requestCheck();
+        this.requestCheck(true);
         break;
       case "disconnected":
       case "connectedReadOnly":
