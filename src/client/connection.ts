@@ -40,7 +40,7 @@ export interface ConnectionEvents {
   onNotification(event: WatcherEvent, zxid: bigint): void;
   /** The last zxid seen in a normal reply, for reconnects. */
   onZxid(zxid: bigint): void;
-  /** Frames arrived while this process's timers were overdue (it was paused): called before any is handled. */
+  /** A link callback (data, drain, close) came while this process's timers were overdue (it was paused): once per stall, before the callback acts. */
   onResume?(): void;
 }
 
@@ -74,6 +74,7 @@ export class Connection {
   private acked = Number.NEGATIVE_INFINITY;
   private tickMs = 0;
   private lastTick = 0;
+  private wokeAfter = -1; // the lastTick of the stall onResume was last reported for
   private timer: TimerHandle | null = null;
   private readTimeout = 0;
   private pingInterval = 0;
@@ -124,10 +125,7 @@ export class Connection {
     // never completes must not keep a dead or desynchronised link alive past the read timeout.
     // Nor do frames read while our own timers are overdue: the process was stalled (SIGSTOP, a long
     // GC, a blocked loop), so these bytes may have sat in the socket buffer since long before now.
-    if (frames.length > 0) {
-      if (!this.stalled()) this.lastRecv = this.now();
-      else this.events?.onResume?.();
-    }
+    if (frames.length > 0 && !this.wake()) this.lastRecv = this.now();
     for (const frame of frames) {
       if (this.closedReason !== null) return;
       try {
@@ -148,11 +146,13 @@ export class Connection {
   }
 
   handleDrain(): void {
+    this.wake();
     this.blocked = false;
     this.flush();
   }
 
   handleClose(error?: Error): void {
+    this.wake();
     this.close(error ? `connection to ${this.link.remote} lost: ${error.message}` : `server ${this.link.remote} closed the connection`, ErrorCode.CONNECTIONLOSS, error);
   }
 
@@ -185,6 +185,19 @@ export class Connection {
     this.readTimeout = readTimeoutFor(negotiatedTimeout);
     this.pingInterval = pingIntervalFor(this.readTimeout);
     this.schedule();
+  }
+
+  /**
+   * At a link callback: true when this process was stalled (its tick is overdue), and then, once per
+   * stall, `onResume` before the callback does anything (so lapsed leases end before stale reads).
+   */
+  private wake(): boolean {
+    if (!this.stalled()) return false;
+    if (this.wokeAfter !== this.lastTick) {
+      this.wokeAfter = this.lastTick;
+      this.events?.onResume?.();
+    }
+    return true;
   }
 
   /** True when the periodic tick is well overdue, i.e. this process has not been running on time. */

@@ -85,7 +85,8 @@ export class SimNet {
       at - this.s.now,
       actor,
       () => {
-        if (p.up) fn();
+        if (!p.up) return false; // the socket is closed: no callback of the process runs
+        fn();
       },
       true,
     );
@@ -107,7 +108,7 @@ export class SimNet {
       at - this.s.now,
       p.client,
       () => {
-        if (!p.up) return;
+        if (!p.up) return false;
         p.up = false;
         this.pipes.delete(p);
         p.clientClose();

@@ -19,7 +19,8 @@ interface Ev {
   at: number;
   seq: number;
   actor: string;
-  fn: () => void;
+  /** The callback; one that returns false ran none of the actor's code (a read on a socket already closed). */
+  fn: () => unknown;
   cancelled: boolean;
   io: boolean;
 }
@@ -54,7 +55,7 @@ export class Sched {
     this.random = rng(seed);
   }
 
-  at(ms: number, actor: string, fn: () => void, io = false): Ev {
+  at(ms: number, actor: string, fn: () => unknown, io = false): Ev {
     const ev: Ev = { at: this.now + Math.max(0, ms), seq: this.seq++, actor, fn, cancelled: false, io };
     const held = this.paused.get(actor);
     if (held) held.push(ev);
@@ -168,10 +169,9 @@ export class Sched {
         instant = ev.at;
         if (ev.at > this.now) this.now = ev.at;
         this.actor = ev.actor;
-        this.waking.delete(ev.actor);
         this.steps++;
         try {
-          ev.fn();
+          if (ev.fn() !== false) this.waking.delete(ev.actor);
         } catch (e) {
           this.errors.push(e);
         }
