@@ -51,6 +51,8 @@ export function allPeers(javaClasses: string | undefined): Peer[] {
     { id: "zookeeper-ts", peer: "zookeeper-ts", runtime: "node", ...node("zookeeper-ts.ts") },
     { id: "node-zookeeper-client", peer: "node-zookeeper-client", runtime: "node", ...node("node-zookeeper-client.ts") },
     { id: "zookeeper (native)", peer: "zookeeper-native", runtime: "node", ...node("zookeeper-native.ts") },
+    // The wire limit: a minimal hand-written client on the same socket (bench/runners/raw.ts).
+    { id: "raw", peer: "raw", runtime: "node", ...node("raw.ts") },
   ];
   if (javaClasses) {
     peers.push({ id: "java", peer: "java", runtime: "java", cmd: "java", args: ["-cp", [javaClasses, ...JAVA_CP].join(":"), "Bench"] });
