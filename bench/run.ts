@@ -34,6 +34,7 @@ const WORKLOADS: Workload[] = [
   { key: "set-100", label: "(b) setData 100 B, 100 outstanding", workload: "set", params: { outstanding: 100 }, timed: true },
   { key: "create-delete", label: "(c) create+delete eph-seq, 100 outst.", workload: "createDelete", params: { outstanding: 100 }, timed: true },
   { key: "connect", label: "(d) connect + close session", workload: "connect", params: {}, timed: true },
+  { key: "watch-latency", label: "(g) watch latency: setData → watcher", workload: "watchLatency", params: {}, timed: true },
   { key: "watch-storm", label: "(e) watch storm, 10,000 watches", workload: "watch", params: { count: 10_000 }, timed: false },
   { key: "election", label: "(f) election failover, 100 particip.", workload: "election", params: { participants: 100, rounds: 20 }, timed: false, oursOnly: true },
 ];
