@@ -61,7 +61,6 @@ const base = `/bench-${randomUUID().slice(0, 8)}`;
 try {
   const connect = process.env.ZK_CONNECT ?? (server = await startStandalone()).connectString;
   log(`server ${connect}${server ? " (standalone, started for this run)" : " (ZK_CONNECT)"}`);
-  zk = await ZooKeeper.connect(connect, { sessionTimeout: 30_000 });
   compileRunners();
   const javaClasses = opt["no-java"] ? undefined : compileJava();
   log("runners compiled (tsc → bench/.build, javac → bench/.build/java)");
@@ -69,6 +68,8 @@ try {
   for (const why of deps.missing.values()) log(`peer left out: ${why}`);
   let peers = allPeers(javaClasses).filter((p) => !deps.missing.has(p.peer));
   if (opt.peers) peers = peers.filter((p) => opt.peers!.split(",").includes(p.id));
+  // Connected only now: tsc, javac and npm above block this event loop for longer than a session timeout.
+  zk = await ZooKeeper.connect(connect, { sessionTimeout: 30_000 });
   const workloads = opt.only ? WORKLOADS.filter((w) => opt.only!.split(",").includes(w.key)) : WORKLOADS;
 
   await warmServer(zk, `${base}/warm`, 3000);
