@@ -3,7 +3,6 @@
 import { ErrorCode } from "../protocol/constants.ts";
 import { encodeRequest } from "../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
-import type { ReplyHeader } from "../protocol/records.ts";
 import type { InFlight } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
 import type { Needs } from "./features.ts";
@@ -49,49 +48,27 @@ export function patchXid(frame: Uint8Array, xid: number): void {
   frame[7] = xid;
 }
 
-/**
- * The pipeline entry for a request: decodes the reply and settles the promise. A class, so each request
- * allocates one object and no closures (onReply and onFail live on the prototype).
- */
-class RequestInFlight<T> implements InFlight {
-  xid = 0;
-  readonly opcode: number;
-  readonly needs: Needs | undefined;
-  private readonly req: Request<T>;
-  private readonly resolve: (v: T) => void;
-  private readonly reject: (e: Error) => void;
-
-  constructor(req: Request<T>, resolve: (v: T) => void, reject: (e: Error) => void) {
-    this.opcode = req.opcode;
-    this.needs = req.needs;
-    this.req = req;
-    this.resolve = resolve;
-    this.reject = reject;
-  }
-
-  onReply(header: ReplyHeader, body: JuteReader | null): void {
-    const req = this.req;
-    req.onReply?.(header.err);
-    if (header.err !== 0) {
-      this.reject(new ZooKeeperError(header.err as ErrorCode, undefined, { op: req.op, path: req.path }));
-      return;
-    }
-    let value: T;
-    try {
-      value = (req.decode && body ? req.decode(body) : undefined) as T;
-    } catch (e) {
-      this.reject(new ZooKeeperError(ErrorCode.MARSHALLINGERROR, `malformed reply: ${(e as Error).message}`, { op: req.op, path: req.path }));
-      throw e; // the connection drops: the stream cannot be trusted any more
-    }
-    this.resolve(value);
-  }
-
-  onFail(code: number, reason: string): void {
-    this.reject(new ZooKeeperError(code as ErrorCode, reason, { op: this.req.op, path: this.req.path }));
-  }
-}
-
 /** The pipeline entry for `req`: decodes the reply and settles the promise. */
 export function inFlightFor<T>(req: Request<T>, resolve: (v: T) => void, reject: (e: Error) => void): InFlight {
-  return new RequestInFlight(req, resolve, reject);
+  return {
+    xid: 0,
+    opcode: req.opcode,
+    needs: req.needs,
+    onReply: (header, body) => {
+      req.onReply?.(header.err);
+      if (header.err !== 0) {
+        reject(new ZooKeeperError(header.err as ErrorCode, undefined, { op: req.op, path: req.path }));
+        return;
+      }
+      let value: T;
+      try {
+        value = (req.decode && body ? req.decode(body) : undefined) as T;
+      } catch (e) {
+        reject(new ZooKeeperError(ErrorCode.MARSHALLINGERROR, `malformed reply: ${(e as Error).message}`, { op: req.op, path: req.path }));
+        throw e; // the connection drops: the stream cannot be trusted any more
+      }
+      resolve(value);
+    },
+    onFail: (code, reason) => reject(new ZooKeeperError(code as ErrorCode, reason, { op: req.op, path: req.path })),
+  };
 }
