@@ -34,6 +34,7 @@ const WORKLOADS: Workload[] = [
   { key: "set-100", label: "(b) setData 100 B, 100 outstanding", workload: "set", params: { outstanding: 100 }, timed: true },
   { key: "create-delete", label: "(c) create+delete eph-seq, 100 outst.", workload: "createDelete", params: { outstanding: 100 }, timed: true },
   { key: "connect", label: "(d) connect + close session", workload: "connect", params: {}, timed: true },
+  { key: "watch-latency", label: "(g) watch latency: setData → watcher", workload: "watchLatency", params: {}, timed: true },
   { key: "watch-storm", label: "(e) watch storm, 10,000 watches", workload: "watch", params: { count: 10_000 }, timed: false },
   { key: "election", label: "(f) election failover, 100 particip.", workload: "election", params: { participants: 100, rounds: 20 }, timed: false, oursOnly: true },
 ];
@@ -60,7 +61,6 @@ const base = `/bench-${randomUUID().slice(0, 8)}`;
 try {
   const connect = process.env.ZK_CONNECT ?? (server = await startStandalone()).connectString;
   log(`server ${connect}${server ? " (standalone, started for this run)" : " (ZK_CONNECT)"}`);
-  zk = await ZooKeeper.connect(connect, { sessionTimeout: 30_000 });
   compileRunners();
   const javaClasses = opt["no-java"] ? undefined : compileJava();
   log("runners compiled (tsc → bench/.build, javac → bench/.build/java)");
@@ -68,6 +68,8 @@ try {
   for (const why of deps.missing.values()) log(`peer left out: ${why}`);
   let peers = allPeers(javaClasses).filter((p) => !deps.missing.has(p.peer));
   if (opt.peers) peers = peers.filter((p) => opt.peers!.split(",").includes(p.id));
+  // Connected only now: tsc, javac and npm above block this event loop for longer than a session timeout.
+  zk = await ZooKeeper.connect(connect, { sessionTimeout: 30_000 });
   const workloads = opt.only ? WORKLOADS.filter((w) => opt.only!.split(",").includes(w.key)) : WORKLOADS;
 
   await warmServer(zk, `${base}/warm`, 3000);

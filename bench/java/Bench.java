@@ -219,6 +219,9 @@ public final class Bench {
       case "watch":
         w = watchStorm(zk, root);
         break;
+      case "watchLatency":
+        w = watchLatency(cs, zk, root, warm, ms);
+        break;
       default:
         throw new IllegalArgumentException("unknown workload " + workload);
     }
@@ -244,6 +247,41 @@ public final class Bench {
     }
     w.seconds = (System.nanoTime() - t0) / 1e9;
     w.cpu = cpuSeconds() - cpu0;
+    return w;
+  }
+
+  /** As harness.ts watchLatency: one cycle at a time; latency = setData issued → watcher call on another session. */
+  static Window watchLatency(String cs, ZooKeeper zk, String root, long warmMs, long measureMs) throws Exception {
+    ZooKeeper wz = connect(cs);
+    String path = root + "/wl";
+    byte[] data = payload(100);
+    ensure(zk, path, data, CreateMode.PERSISTENT);
+    Window w = new Window();
+    long warmEnd = System.nanoTime() + warmMs * 1_000_000L;
+    long t0 = 0;
+    double cpu0 = 0;
+    boolean measuring = false;
+    while (true) {
+      long now = System.nanoTime();
+      if (!measuring && now >= warmEnd) {
+        measuring = true;
+        t0 = now;
+        cpu0 = cpuSeconds();
+      }
+      if (measuring && now - t0 >= measureMs * 1_000_000L) break;
+      CompletableFuture<Long> fired = new CompletableFuture<>();
+      wz.getData(path, e -> fired.complete(System.nanoTime()), null);
+      long tSet = System.nanoTime();
+      zk.setData(path, data, -1);
+      long tWatch = fired.get();
+      if (measuring) {
+        w.ops++;
+        w.push((tWatch - tSet) / 1e6);
+      }
+    }
+    w.seconds = (System.nanoTime() - t0) / 1e9;
+    w.cpu = cpuSeconds() - cpu0;
+    wz.close();
     return w;
   }
 

@@ -1,6 +1,6 @@
 // The clients compared, each launched as its own process with the same CLI:
 // <runner> <connectString> <workload> [key=value ...] → one JSON line on stdout.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
@@ -51,7 +51,14 @@ export function allPeers(javaClasses: string | undefined): Peer[] {
     { id: "zookeeper-ts", peer: "zookeeper-ts", runtime: "node", ...node("zookeeper-ts.ts") },
     { id: "node-zookeeper-client", peer: "node-zookeeper-client", runtime: "node", ...node("node-zookeeper-client.ts") },
     { id: "zookeeper (native)", peer: "zookeeper-native", runtime: "node", ...node("zookeeper-native.ts") },
+    // The wire limit: a minimal hand-written client on the same socket (bench/runners/raw.ts).
+    { id: "raw", peer: "raw", runtime: "node", ...node("raw.ts") },
   ];
+  // kazoo (Python, Debian's python3-kazoo) through its async API, when the system Python has it.
+  const python = "/usr/bin/python3";
+  if (existsSync(python) && spawnSync(python, ["-c", "import kazoo"]).status === 0) {
+    peers.push({ id: "kazoo", peer: "kazoo", runtime: "python", cmd: python, args: [join(RUNNERS, "kazoo_runner.py")] });
+  }
   if (javaClasses) {
     peers.push({ id: "java", peer: "java", runtime: "java", cmd: "java", args: ["-cp", [javaClasses, ...JAVA_CP].join(":"), "Bench"] });
   }

@@ -231,11 +231,64 @@ export async function runWorkload(driver: Driver, connectString: string, workloa
       }
       case "watch":
         return await watchStorm(s, root, params, base);
+      case "watchLatency": {
+        const w = await watchLatency(driver, connectString, s, root, warm, ms);
+        const r = summarize(w, base);
+        r.extra = { replyToWatchP50Ms: Math.round(percentile(w.replyToWatch.sorted(), 0.5) * 1000) / 1000 };
+        return r;
+      }
       default:
         throw new Error(`unknown workload ${workload}`);
     }
   } finally {
     await s.close();
+  }
+}
+
+/**
+ * One cycle at a time: session `w` sets a one-shot data watch, then session `s` (the setter) changes the
+ * node. p50/p99 = from issuing setData to the watcher call on `w`. The server queues the notification
+ * before the reply, so "setData's reply → watcher call" is about 0 and often negative (both sockets are
+ * read by this one process in either order): its median is kept as extra.replyToWatchP50Ms.
+ * ops/s = cycles per second; CPU covers both sessions.
+ */
+async function watchLatency(driver: Driver, connectString: string, s: Session, root: string, warmupMs: number, measureMs: number): Promise<Window & { replyToWatch: Samples }> {
+  const w = await driver.connect(connectString);
+  const path = `${root}/wl`;
+  const data = payload(100);
+  try {
+    await promisify((d) => s.ensure(path, data, false, d));
+    const replyToWatch = new Samples();
+    let measuring = false;
+    const cycle = (done: (err: Error | null, lat?: number) => void): void => {
+      let tSet = NaN;
+      let tReply = NaN;
+      let tWatch = NaN;
+      const fin = (): void => {
+        if (Number.isNaN(tReply) || Number.isNaN(tWatch)) return;
+        if (measuring) replyToWatch.push(tWatch - tReply);
+        done(null, tWatch - tSet);
+      };
+      w.watchData(path, () => ((tWatch = now()), fin()), (err) => {
+        if (err) return done(err);
+        tSet = now();
+        s.set(path, data, (e) => (e ? done(e) : ((tReply = now()), fin())));
+      });
+    };
+    const lat = new Samples();
+    const tWarm = now() + warmupMs;
+    while (now() < tWarm) await new Promise<number | undefined>((res, rej) => cycle((e, l) => (e ? rej(e) : res(l))));
+    const t0 = now();
+    const cpu0 = readCpuSeconds();
+    let ops = 0;
+    measuring = true;
+    while (now() - t0 < measureMs) {
+      lat.push(await new Promise<number>((res, rej) => cycle((e, l) => (e ? rej(e) : res(l!)))));
+      ops++;
+    }
+    return { ops, seconds: (now() - t0) / 1000, cpuSec: readCpuSeconds() - cpu0, lat, replyToWatch };
+  } finally {
+    await w.close();
   }
 }
 

@@ -4,7 +4,6 @@
 import { OpCode, Xid } from "./constants.ts";
 import { ProtocolError, ProtocolErrorKind } from "./errors.ts";
 import { DEFAULT_MAX_BUFFER, JuteWriter } from "./jute.ts";
-import { writeRequestHeader } from "./records.ts";
 
 export class FrameDecoder {
   readonly maxFrameSize: number;
@@ -90,7 +89,10 @@ export function encodeFrame(write: (w: JuteWriter) => void, w: JuteWriter = new 
   return w.toBytes();
 }
 
-/** Encodes RequestHeader + body as one frame. */
+/**
+ * Encodes RequestHeader + body as one frame. Every request goes through here: the header (xid, type;
+ * records.ts writeRequestHeader) is written in place, with no closure or header object per call.
+ */
 export function encodeRequest<T>(
   xid: number,
   type: number,
@@ -98,10 +100,12 @@ export function encodeRequest<T>(
   body?: T,
   w: JuteWriter = new JuteWriter(),
 ): Uint8Array {
-  return encodeFrame((x) => {
-    writeRequestHeader(x, { xid, type });
-    if (write) write(x, body as T);
-  }, w);
+  w.reset();
+  const at = w.beginFrame();
+  w.int(xid).int(type);
+  if (write) write(w, body as T);
+  w.finishFrame(at);
+  return w.toBytes();
 }
 
 /** The ping frame never changes: 00 00 00 08 ff ff ff fe 00 00 00 0b. */
