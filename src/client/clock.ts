@@ -21,6 +21,29 @@ export const systemClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
+/**
+ * `clock` whose timers call `onLate` first when they fire more than `lateMs` after they were due: the
+ * process was not running on time (SIGSTOP, a long GC, a blocked loop). At most once per `lateMs`.
+ */
+export function lateAware(clock: Clock, onLate: () => void, lateMs = 100): Clock {
+  let reported = Number.NEGATIVE_INFINITY;
+  return {
+    now: () => clock.now(),
+    setTimeout: (fn, ms) => {
+      const due = clock.now() + ms;
+      return clock.setTimeout(() => {
+        const now = clock.now();
+        if (now - due > lateMs && now - reported > lateMs) {
+          reported = now;
+          onLate();
+        }
+        fn();
+      }, ms);
+    },
+    clearTimeout: (handle) => clock.clearTimeout(handle),
+  };
+}
+
 /** Waits `ms` on `clock`; resolves early when `signal` aborts (or has). */
 export function sleepOn(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
   return new Promise<void>((resolve) => {

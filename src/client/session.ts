@@ -17,7 +17,7 @@ import { ReadOnlyProbe } from "./readonly-probe.ts";
 import { type Request, encodeUserRequest, inFlightFor, patchXid } from "./request.ts";
 import type { SaslClient } from "./sasl-exchange.ts";
 import type { Logger, SessionState } from "./types.ts";
-import { type Clock, sleepOn, systemClock } from "./clock.ts";
+import { type Clock, lateAware, sleepOn, systemClock } from "./clock.ts";
 import { type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
 import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "./tls-errors.ts";
@@ -33,6 +33,7 @@ export class Session {
   /** What the server of the current (or last) connection supports; re-learnt on every connection. */
   features: ServerFeatures = featuresOf("3.5-3.8");
   readonly clock: Clock;
+  private readonly timers: Clock;
   private phase: Phase = { kind: "connecting", attempt: null };
   private shown: SessionState = "connecting";
   /** The session to resume; `global` once a read-write server has known it (read-only sessions are per server). */
@@ -54,7 +55,10 @@ export class Session {
   constructor(o: SessionOptions) {
     this.o = o;
     this.clock = o.clock ?? systemClock;
-    this.queue = new WaitQueue(this.clock);
+    // The client's own timers run on the same clock, watched for lateness: a timer that fires late means
+    // the process was stalled, and "resumed" goes out before that timer (or any link callback) acts.
+    this.timers = lateAware(this.clock, () => this.o.onResume?.());
+    this.queue = new WaitQueue(this.timers);
     this.lastHeard = this.clock.now();
     this.hosts = new HostList(o.hosts);
     // A user-supplied id is a global session.
@@ -122,12 +126,12 @@ export class Session {
 
   /** Runs the connect loop; resolves once the first session is established. */
   start(): Promise<void> {
-    const timer = this.clock.setTimeout(() => {
+    const timer = this.timers.setTimeout(() => {
       if (this.phase.kind !== "connecting") return;
       const last = this.lastDialError ? `; last error: ${this.lastDialError.message}` : "";
       this.end("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.o.connectTimeout} ms${last}`);
     }, this.o.connectTimeout);
-    const clear = (): void => this.clock.clearTimeout(timer);
+    const clear = (): void => this.timers.clearTimeout(timer);
     this.first.promise.then(clear, clear);
     this.loop = this.run();
     return this.first.promise;
@@ -141,7 +145,7 @@ export class Session {
     checkTransition(prev.kind, next.kind);
     this.phase = next;
     if (prev.kind === "connected") prev.probe?.stop();
-    if (prev.kind === "disconnected" && prev.expiry !== null) this.clock.clearTimeout(prev.expiry);
+    if (prev.kind === "disconnected" && prev.expiry !== null) this.timers.clearTimeout(prev.expiry);
     if (next.kind === "closing" || next.kind === "ended") this.halt.abort();
     if (next.kind === "connected") this.first.resolve();
     if (next.kind === "ended") this.failEverything(prev, next);
@@ -178,7 +182,7 @@ export class Session {
       const { host, delayMs } = this.hosts.next();
       // After the first attempt, wait a random 0-1 s (and 1 s more after a full pass) like the Java client.
       const delay = attempt++ === 0 ? 0 : delayMs + Math.random() * 1000;
-      if (delay > 0) await sleepOn(this.clock, delay, this.halt.signal); // cut short by close() or the end
+      if (delay > 0) await sleepOn(this.timers, delay, this.halt.signal); // cut short by close() or the end
       if (!this.dialling) break;
       let out: Outcome = await establish(this.dialContext(), host);
       if (out.kind === "established") out = (await this.prime(out.conn)) ?? out;
@@ -230,7 +234,7 @@ export class Session {
     const o = this.o;
     const id = this.identity;
     return {
-      dialer: o.dialer, tls: o.tls, sasl: o.sasl, clock: this.clock, logger: o.logger, maxBufferSize: o.maxBufferSize,
+      dialer: o.dialer, tls: o.tls, sasl: o.sasl, clock: this.timers, logger: o.logger, maxBufferSize: o.maxBufferSize,
       sessionTimeout: o.sessionTimeout, connectTimeout: o.connectTimeout, readOnly: o.readOnly, hostCount: this.hosts.size,
       negotiatedTimeout: this.negotiatedTimeout, lastZxid: this.lastZxid, first: this.phase.kind === "connecting",
       // A session made by a read-only server is only valid there: start over until a r/w server was seen.
@@ -246,7 +250,7 @@ export class Session {
         this.lastHeard = this.clock.now();
         const p = this.phase;
         if (p.kind === "disconnected" && p.expiry !== null) {
-          this.clock.clearTimeout(p.expiry);
+          this.timers.clearTimeout(p.expiry);
           p.expiry = null;
         }
       },
@@ -390,7 +394,7 @@ export class Session {
     if (p.kind !== "disconnected" || p.expiry !== null || !this.o.clientSideExpiry || this.negotiatedTimeout <= 0) return;
     const limit = clientExpiryAfter(this.negotiatedTimeout);
     const left = Math.max(0, limit - (this.clock.now() - this.lastHeard));
-    p.expiry = this.clock.setTimeout(() => {
+    p.expiry = this.timers.setTimeout(() => {
       p.expiry = null;
       if (this.phase === p) this.end("expired", ErrorCode.SESSIONEXPIRED, `no server reachable for ${Math.round(limit)} ms; the session has expired`);
     }, left);
@@ -406,9 +410,9 @@ export class Session {
     if (conn) {
       const timeout = Math.min(this.negotiatedTimeout || 5000, 5000);
       await new Promise<void>((resolve) => {
-        const t = this.clock.setTimeout(resolve, timeout);
+        const t = this.timers.setTimeout(resolve, timeout);
         const done = (): void => {
-          this.clock.clearTimeout(t);
+          this.timers.clearTimeout(t);
           resolve();
         };
         this.transmit(conn, encodeRequest(0, OpCode.closeSession, undefined, undefined, this.writer), { xid: 0, opcode: OpCode.closeSession, onReply: done, onFail: done });
