@@ -41,7 +41,12 @@ interface Proc {
   states: string[];
 }
 
+// Host names unique to each run: the client remembers per host:port what a server answered (features.ts),
+// process-wide, so a name reused by an earlier seed in this worker would change this seed's trace.
+let runs = 0;
+
 export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ?? ""): Promise<SeedResult> {
+  const run = ++runs;
   const s = new Sched(seed);
   const hash = createHash("sha1");
   const violations: string[] = [];
@@ -86,7 +91,7 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
     const revokeOn = s.random() < 0.3 ? "expired" : "disconnected";
     const connect = (p: Proc): void => {
       const opts: InternalOptions = { sessionTimeout, connectTimeout: 8000, dialer: net.dialer(p.name), clock: s.clock };
-      track(`${p.name} connect`, ZooKeeper.connect("zk1:2181,zk2:2181", opts)).then((zk) => {
+      track(`${p.name} connect`, ZooKeeper.connect(`zk1-${run}:2181,zk2-${run}:2181`, opts)).then((zk) => {
         if (!zk) return;
         p.zk = zk;
         let last = "connected";

@@ -6,6 +6,8 @@ import { ZkModel, type ServerLine } from "./model.ts";
 import { SimNet } from "./net.ts";
 import { Sched } from "./sched.ts";
 
+let runs = 0; // host names unique to each run (the client's per host:port memory of servers is process-wide)
+
 export async function underSim<T>(seed: number, body: (connect: (o?: ConnectOptions) => Promise<ZooKeeper>) => Promise<T>, limitMs = 120_000, line: ServerLine = "3.9"): Promise<T> {
   const s = new Sched(seed);
   const model = new ZkModel(() => s.now, s.random, { line });
@@ -21,7 +23,7 @@ export async function underSim<T>(seed: number, body: (connect: (o?: ConnectOpti
     const connect = (o: ConnectOptions = {}): Promise<ZooKeeper> => {
       const actor = `c${n++}`;
       const opts: InternalOptions = { sessionTimeout: 4000, ...o, dialer: net.dialer(actor), clock: s.clock };
-      return ZooKeeper.connect("sim:2181", opts);
+      return ZooKeeper.connect(`sim-${++runs}:2181`, opts);
     };
     let done = false;
     const p = body(connect).finally(() => (done = true));

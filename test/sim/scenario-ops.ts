@@ -3,30 +3,13 @@
 // removal, persistent watches, getConfig, deleteRecursive, the server line the probes find) and the
 // recipes (LeaderElection, GroupMember) on two clients. Logged as relations, never raw zxids or times.
 import { AddWatchMode, CreateMode, GroupMember, LeaderElection, Op, ReadOp, WatcherType, type WatchedEvent } from "../../src/index.ts";
-import type { Connect } from "./scenario.ts";
-
-const codeOf = (e: unknown): string => `error ${(e as { code?: number }).code ?? (e as Error).message}`;
+import { type Connect, outcomeLog } from "./scenario.ts";
 
 export async function scenarioOps(connect: Connect, root: string): Promise<string[]> {
-  const log: string[] = [];
+  const format = (v: unknown): string => JSON.stringify(v ?? null, (_, x) => (typeof x === "bigint" ? `${x}n` : typeof x === "string" ? x.replaceAll(root, "R") : x));
+  const { log, seen, onEvent, nextEvent, step } = outcomeLog(root, format);
   const a = await connect();
   const b = await connect();
-  const seen: string[] = [];
-  const waiters: Array<() => void> = [];
-  const onEvent = (tag: string) => (e: WatchedEvent): void => {
-    seen.push(`${tag} event ${e.type} ${e.path?.replace(root, "R")}`);
-    waiters.splice(0).forEach((w) => w());
-  };
-  const nextEvent = (): Promise<void> => new Promise((r) => waiters.push(r));
-  const step = async (what: string, fn: () => Promise<unknown>): Promise<void> => {
-    if (process.env.SIM_SHOW) console.log(`step ${what}`);
-    try {
-      const v = await fn();
-      log.push(`${what}: ${JSON.stringify(v ?? null, (_, x) => (typeof x === "bigint" ? `${x}n` : typeof x === "string" ? x.replaceAll(root, "R") : x))}`);
-    } catch (e) {
-      log.push(`${what}: ${codeOf(e)}`);
-    }
-  };
   try {
     await step("generation", async () => a.serverFeatures.generation);
     await step("create root", () => a.create(root));

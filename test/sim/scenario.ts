@@ -7,11 +7,14 @@ export type Connect = () => Promise<ZooKeeper>;
 
 const codeOf = (e: unknown): string => `error ${(e as { code?: number }).code ?? (e as Error).message}`;
 
-export async function scenario(connect: Connect, root: string): Promise<string[]> {
+/**
+ * A scenario's outcome log: `step` runs one call and logs its value (by `format`) or its error code;
+ * `onEvent(tag)` is a watcher logging into `seen` (b's events and replies, in the order b saw them);
+ * `nextEvent()` resolves at the next one.
+ */
+export function outcomeLog(root: string, format: (v: unknown) => string) {
   const log: string[] = [];
-  const a = await connect();
-  const b = await connect();
-  const seen: string[] = []; // b's events and b's replies, in the order b saw them
+  const seen: string[] = [];
   const waiters: Array<() => void> = [];
   const onEvent = (tag: string) => (e: WatchedEvent): void => {
     seen.push(`${tag} event ${e.type} ${e.path?.replace(root, "R")}`);
@@ -19,13 +22,20 @@ export async function scenario(connect: Connect, root: string): Promise<string[]
   };
   const nextEvent = (): Promise<void> => new Promise((r) => waiters.push(r));
   const step = async (what: string, fn: () => Promise<unknown>): Promise<void> => {
+    if (process.env.SIM_SHOW) console.log(`step ${what}`);
     try {
-      const v = await fn();
-      log.push(`${what}: ${typeof v === "string" ? v.replace(root, "R") : JSON.stringify(v ?? null)}`);
+      log.push(`${what}: ${format(await fn())}`);
     } catch (e) {
       log.push(`${what}: ${codeOf(e)}`);
     }
   };
+  return { log, seen, onEvent, nextEvent, step };
+}
+
+export async function scenario(connect: Connect, root: string): Promise<string[]> {
+  const { log, seen, onEvent, nextEvent, step } = outcomeLog(root, (v) => (typeof v === "string" ? v.replace(root, "R") : JSON.stringify(v ?? null)));
+  const a = await connect();
+  const b = await connect();
   try {
     await step("create root", () => a.create(root));
     await step("create p", () => a.create(`${root}/p`, "x"));

@@ -6,68 +6,14 @@
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ErrorCode, ZooKeeper, ZooKeeperError, type LinkHandlers, type Transport } from "../../src/index.ts";
-import { FrameDecoder, encodeFrame } from "../../src/protocol/frame.ts";
-import { JuteReader } from "../../src/protocol/jute.ts";
-import { writeConnectResponse } from "../../src/protocol/records.ts";
 import { ManualClock, settle } from "../support/fake-clock.ts";
-
-/** A fake server reached through a Transport: answers the ConnectRequest, then pings and requests unless `holding`. */
-class FakeServer implements Transport {
-  holding = false;
-  refuse = false;
-  connects = 0;
-  held: number[] = []; // xids of replies not sent yet
-  private handlers: LinkHandlers | null = null;
-
-  async connect(_target: { host: string; port: number }, handlers: LinkHandlers): Promise<{ write(b: Uint8Array): boolean; close(): void; remote: string }> {
-    this.connects++;
-    if (this.refuse) throw new Error("connect ECONNREFUSED (fake)");
-    this.handlers = handlers;
-    const decoder = new FrameDecoder();
-    let first = true;
-    return {
-      remote: "fake:2181",
-      close: () => {
-        if (this.handlers === handlers) this.handlers = null;
-      },
-      write: (bytes) => {
-        for (const frame of decoder.push(bytes)) {
-          if (first) {
-            first = false;
-            const reply = encodeFrame((w) => writeConnectResponse(w, { protocolVersion: 0, timeOut: 3000, sessionId: 0x42n, passwd: new Uint8Array(16), readOnly: false }));
-            queueMicrotask(() => handlers.onData(reply));
-            continue;
-          }
-          const xid = new JuteReader(frame, 0, frame.length).int();
-          if (this.holding) this.held.push(xid);
-          else queueMicrotask(() => this.send(xid));
-        }
-        return true;
-      },
-    };
-  }
-
-  /** A reply header frame (xid, zxid 0, err 0). */
-  send(xid: number): void {
-    this.handlers?.onData(encodeFrame((w) => w.int(xid).long(0n).int(0)));
-  }
-
-  release(): void {
-    for (const xid of this.held.splice(0)) this.send(xid);
-  }
-}
-
-async function connect(clock: ManualClock, server: FakeServer): Promise<ZooKeeper> {
-  const pending = ZooKeeper.connect("fake:2181", { transport: server, clock, sessionTimeout: 3000, connectTimeout: 10_000 });
-  await settle();
-  return pending;
-}
+import { FakeZk, connectFake } from "../support/fake-zk.ts";
 
 describe("liveness: the lease from the acknowledged send", () => {
   it("uses the given transport and clock; zk.clock is that clock", async () => {
     const clock = new ManualClock();
-    const server = new FakeServer();
-    const zk = await connect(clock, server);
+    const server = new FakeZk();
+    const zk = await connectFake(clock, server);
     assert.equal(server.connects, 1);
     assert.equal(zk.clock, clock);
     assert.equal(zk.remoteAddress, "fake:2181");
@@ -78,8 +24,8 @@ describe("liveness: the lease from the acknowledged send", () => {
 
   it("counts from the send: a silent server leaves the lease running out at the read timeout after the last acked send", async () => {
     const clock = new ManualClock();
-    const server = new FakeServer();
-    const zk = await connect(clock, server);
+    const server = new FakeZk();
+    const zk = await connectFake(clock, server);
     const sent = clock.now(); // the ConnectRequest went out at this time (no time passed since)
     assert.equal(zk.readTimeout, 2000);
     assert.equal(zk.leaseRemaining(), 2000);
@@ -98,8 +44,8 @@ describe("liveness: the lease from the acknowledged send", () => {
 
   it("a reply that arrives late renews the lease only from its request's send time", async () => {
     const clock = new ManualClock();
-    const server = new FakeServer();
-    const zk = await connect(clock, server);
+    const server = new FakeZk();
+    const zk = await connectFake(clock, server);
     server.holding = true;
     await clock.advance(1100); // one ping (sent at 1000 ms) is outstanding
     assert.deepEqual(server.held, [-2]);
@@ -116,8 +62,8 @@ describe("liveness: the lease from the acknowledged send", () => {
 
   it("replies read after a process pause do not renew a lapsed lease", async () => {
     const clock = new ManualClock();
-    const server = new FakeServer();
-    const zk = await connect(clock, server);
+    const server = new FakeZk();
+    const zk = await connectFake(clock, server);
     server.holding = true;
     await clock.advance(1100);
     clock.jump(3000); // paused: no timer ran for 3 s; the ping's reply waited in the socket buffer
@@ -134,8 +80,8 @@ describe("liveness: the lease from the acknowledged send", () => {
 
   it("reads false once the session has ended", async () => {
     const clock = new ManualClock();
-    const server = new FakeServer();
-    const zk = await connect(clock, server);
+    const server = new FakeZk();
+    const zk = await connectFake(clock, server);
     assert.equal(zk.heardWithin(2000), true);
     server.refuse = true;
     await zk.close();
