@@ -10,7 +10,9 @@ export type TimerHandle = unknown;
 export interface Clock {
   /** Milliseconds on a monotonic scale (performance.now() by default). */
   now(): number;
+  /** Calls `fn` once, `ms` milliseconds from now on this clock. */
   setTimeout(fn: () => void, ms: number): TimerHandle;
+  /** Cancels a timer of this clock's setTimeout (a handle already fired or cleared is ignored). */
   clearTimeout(handle: TimerHandle): void;
 }
 

@@ -12,6 +12,7 @@ export interface Link {
   write(bytes: Uint8Array): boolean;
   /** Tears the link down at once; onClose follows. */
   close(): void;
+  /** "host:port" of the server, for messages and `zk.remoteAddress`. */
   readonly remote: string;
 }
 
@@ -39,6 +40,7 @@ export interface DialOptions {
  * rejects (a refused certificate as an Error with the runtime's `code`, so it is not retried).
  */
 export interface Transport {
+  /** Opens a link to `target`; `handlers` hear its data, drain and close from then on. */
   connect(target: HostPort, handlers: LinkHandlers, options: DialOptions): Promise<Link>;
 }
 

@@ -2,8 +2,11 @@
 import { ProtocolError, ProtocolErrorKind } from "./errors.ts";
 import { pathProblem } from "./path.ts";
 
+/** One server of a connect string (also what a Transport is asked to reach). */
 export interface HostPort {
+  /** Host name or address (IPv6 without brackets). */
   host: string;
+  /** TCP port. */
   port: number;
 }
 
