@@ -25,20 +25,15 @@ export const systemClock: Clock = {
 
 /**
  * `clock` whose timers call `onLate` first when they fire more than `lateMs` after they were due: the
- * process was not running on time (SIGSTOP, a long GC, a blocked loop). At most once per `lateMs`.
+ * process was not running on time (SIGSTOP, a long GC, a blocked loop).
  */
 export function lateAware(clock: Clock, onLate: () => void, lateMs = 100): Clock {
-  let reported = Number.NEGATIVE_INFINITY;
   return {
     now: () => clock.now(),
     setTimeout: (fn, ms) => {
       const due = clock.now() + ms;
       return clock.setTimeout(() => {
-        const now = clock.now();
-        if (now - due > lateMs && now - reported > lateMs) {
-          reported = now;
-          onLate();
-        }
+        if (clock.now() - due > lateMs) onLate();
         fn();
       }, ms);
     },

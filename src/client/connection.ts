@@ -40,7 +40,7 @@ export interface ConnectionEvents {
   onNotification(event: WatcherEvent, zxid: bigint): void;
   /** The last zxid seen in a normal reply, for reconnects. */
   onZxid(zxid: bigint): void;
-  /** A link callback (data, drain, close) came while this process's timers were overdue (it was paused): once per stall, before the callback acts. */
+  /** A link callback (data, drain, close) came while this process's timers were overdue (it was paused): before the callback acts. */
   onResume?(): void;
 }
 
@@ -74,7 +74,6 @@ export class Connection {
   private acked = Number.NEGATIVE_INFINITY;
   private tickMs = 0;
   private lastTick = 0;
-  private wokeAfter = -1; // the lastTick of the stall onResume was last reported for
   private timer: TimerHandle | null = null;
   private readTimeout = 0;
   private pingInterval = 0;
@@ -188,15 +187,12 @@ export class Connection {
   }
 
   /**
-   * At a link callback: true when this process was stalled (its tick is overdue), and then, once per
-   * stall, `onResume` before the callback does anything (so lapsed leases end before stale reads).
+   * At a link callback: true when this process was stalled (its tick is overdue), and then `onResume`
+   * before the callback does anything (so lapsed leases end before stale reads).
    */
   private wake(): boolean {
     if (!this.stalled()) return false;
-    if (this.wokeAfter !== this.lastTick) {
-      this.wokeAfter = this.lastTick;
-      this.events?.onResume?.();
-    }
+    this.events?.onResume?.();
     return true;
   }
 

@@ -34,6 +34,14 @@ export class Session {
   features: ServerFeatures = featuresOf("3.5-3.8");
   readonly clock: Clock;
   private readonly timers: Clock;
+  private resumedAt = Number.NEGATIVE_INFINITY;
+  /** A late timer, or a link callback after a stall: "resumed" once for all of them within 100 ms. */
+  private readonly resumed = (): void => {
+    const now = this.clock.now();
+    if (now - this.resumedAt < 100) return;
+    this.resumedAt = now;
+    this.o.onResume?.();
+  };
   private phase: Phase = { kind: "connecting", attempt: null };
   private shown: SessionState = "connecting";
   /** The session to resume; `global` once a read-write server has known it (read-only sessions are per server). */
@@ -57,7 +65,7 @@ export class Session {
     this.clock = o.clock ?? systemClock;
     // The client's own timers run on the same clock, watched for lateness: a timer that fires late means
     // the process was stalled, and "resumed" goes out before that timer (or any link callback) acts.
-    this.timers = lateAware(this.clock, () => this.o.onResume?.());
+    this.timers = lateAware(this.clock, this.resumed);
     this.queue = new WaitQueue(this.timers);
     this.lastHeard = this.clock.now();
     this.hosts = new HostList(o.hosts);
@@ -255,7 +263,7 @@ export class Session {
         }
       },
       onNotification: (ev, zxid) => this.notify({ ...ev, zxid }),
-      onResume: () => this.o.onResume?.(),
+      onResume: this.resumed,
       onZxid: (zxid) => {
         if (zxid > this.lastZxid) this.lastZxid = zxid;
       },

@@ -26,6 +26,12 @@ const nameOf = (p: string): string => p.slice(p.lastIndexOf("/") + 1);
 const validPath = (p: string): boolean => p === "/" || (p.startsWith("/") && !p.endsWith("/") && !p.includes("//"));
 const OPEN: ACL[] = [{ perms: 31, id: { scheme: "world", id: "anyone" } }];
 /** EphemeralType: a TTL node's ephemeralOwner is 0xFF in the top byte and the TTL below. */
+/** A child was added or removed at `zxid`: the parent's child version, count and pzxid follow. */
+function childrenChanged(parent: Znode, zxid: bigint): void {
+  parent.stat.cversion++;
+  parent.stat.numChildren = parent.children.size;
+  parent.stat.pzxid = zxid;
+}
 const ttlOwner = (ttl: bigint): bigint => BigInt.asIntN(64, (0xffn << 56n) | ttl);
 
 export class Tree {
@@ -84,9 +90,7 @@ export class Tree {
     this.nodes.set(path, this.fresh(data, zxid, owner, acl));
     if (ephemeral) session.ephemerals.add(path);
     parent.children.add(nameOf(path));
-    parent.stat.cversion++;
-    parent.stat.numChildren = parent.children.size;
-    parent.stat.pzxid = zxid;
+    childrenChanged(parent, zxid);
     fire.push(() => {
       this.trigger(path, EventType.NodeCreated, zxid);
       this.trigger(parentPath, EventType.NodeChildrenChanged, zxid);
@@ -111,9 +115,7 @@ export class Tree {
     const parentPath = parentOf(path);
     const parent = this.nodes.get(parentPath)!;
     parent.children.delete(nameOf(path));
-    parent.stat.cversion++;
-    parent.stat.numChildren = parent.children.size;
-    parent.stat.pzxid = zxid;
+    childrenChanged(parent, zxid);
     fire.push(() => {
       this.trigger(path, EventType.NodeDeleted, zxid);
       this.trigger(parentPath, EventType.NodeChildrenChanged, zxid);
