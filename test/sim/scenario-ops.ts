@@ -95,7 +95,9 @@ export async function scenarioOps(connect: Connect, root: string): Promise<strin
     await step("leave", async () => (await gb.leave(), (await ga.members()).map((m) => m.id).sort()));
     await step("close recipes", async () => (await ea.close(), await eb.close(), await ga.leave(), eb.isLeader));
     await step("generation after", async () => [a.serverFeatures.generation, b.serverFeatures.generation]);
-    await step("children at end", async () => (await a.getChildren(root)).sort());
+    // The recipes' parents are containers: the real server reaps the empty ones on its own clock (1 s in
+    // the test servers), so whether they are still there is a race, not an outcome; the rest is compared.
+    await step("children at end", async () => (await a.getChildren(root)).filter((c) => c !== "election" && c !== "group").sort());
     await step("clean up", async () => {
       await b.close();
       await a.deleteRecursive(root);
