@@ -79,12 +79,21 @@ export async function readParticipants(zk: ZooKeeper, path: string, naming: Nami
   return out;
 }
 
+/** What an elected leader writes into the election znode's data: a marker and its own candidate's name. */
+const HINT_PREFIX = "zookeeper-ts leader:";
+
 /**
  * The candidates lower than ours that we know of (README "Big elections"): the nearest `limit` of them from
  * the last listing, so that when the predecessor we watch goes, the successor walks down to the next one
  * it knows instead of listing every child again. Sound because candidates lower than ours can only
  * disappear (a new one always gets a higher sequence); relisted only when the known ones run out and
  * the listing was truncated, or when the owner asks (a new candidate, a reconnect).
+ *
+ * The leader hint (`useHint`) makes a chain of hand-overs O(1): a leader, once elected, names its candidate
+ * in the election znode's data (`markLeader`). A candidate that was ever first stays the lowest of those
+ * left, so every candidate below a named one is gone for good; when the known ones ran out and the named
+ * leader is not below the window of the last listing, the window held every lower candidate that can
+ * still exist, and none is left: ours is first without listing N children again.
  */
 export class ContenderQueue {
   private readonly zk: ZooKeeper;
@@ -94,12 +103,15 @@ export class ContenderQueue {
   private known: string[] = []; // names of the nearest lower candidates, ascending: the last is the predecessor
   private complete = false; // `known` held every lower candidate at the listing
   private listed = false;
+  private floor: { name: string; seq: number } | null = null; // the lowest of a truncated listing's window
+  private readonly useHint: boolean;
 
-  constructor(zk: ZooKeeper, path: string, naming: Naming, limit = 16) {
+  constructor(zk: ZooKeeper, path: string, naming: Naming, options: { limit?: number; useHint?: boolean } = {}) {
     this.zk = zk;
     this.path = path;
     this.naming = naming;
-    this.limit = limit;
+    this.limit = options.limit ?? 16;
+    this.useHint = options.useHint ?? false;
   }
 
   /** Forget everything (a new candidate of ours, or a reconnect): the next step lists the children. */
@@ -107,6 +119,7 @@ export class ContenderQueue {
     this.known = [];
     this.complete = false;
     this.listed = false;
+    this.floor = null;
   }
 
   /** Whether the next step must list the children (nothing known yet, or the known ones ran out of a truncated listing). */
@@ -158,7 +171,38 @@ export class ContenderQueue {
     this.listed = found;
     this.known = found ? near.map((c) => c.name) : [];
     this.complete = found && lower === near.length;
+    this.floor = found && !this.complete ? near[0] : null;
     return found ? lower : -1;
+  }
+
+  /**
+   * When the known ones ran out of a truncated listing, reads the leader hint (one small getData instead of
+   * listing every child): true when it proves that no lower candidate is left (then `first` holds).
+   */
+  async settleByHint(): Promise<boolean> {
+    if (!this.useHint || !this.listed || this.complete || this.known.length > 0 || this.floor === null) return false;
+    const floor = this.floor;
+    let data: Uint8Array | null;
+    try {
+      ({ data } = await this.zk.getData(this.path));
+    } catch (e) {
+      if (isZooKeeperError(e, ErrorCode.NONODE)) return false;
+      throw e;
+    }
+    const text = data ? decoder.decode(data) : "";
+    if (!text.startsWith(HINT_PREFIX) || this.floor !== floor) return false;
+    const name = text.slice(HINT_PREFIX.length);
+    const seq = this.naming.sequenceOf(name);
+    if (seq === undefined || before(name, seq, floor)) return false;
+    this.complete = true; // every lower candidate that can exist was in the window, and all of it is gone
+    return true;
+  }
+
+  /** Names `ours` as the leader in the election znode's data (best effort: a failure only costs a later listing). */
+  markLeader(ours: string): void {
+    if (!this.useHint) return;
+    const name = ours.slice(this.path.length + 1);
+    void this.zk.setData(this.path, `${HINT_PREFIX}${name}`).catch(() => {});
   }
 
   /** A known candidate turned out gone (its deletion event, or NONODE): the walk moves past it. */

@@ -93,7 +93,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     const naming = electionNaming(this.protocol);
     if (!naming) throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `protocol must be "curator-latch", "curator-selector" or "kazoo"`, { op: "LeaderElection", path });
     this.naming = naming;
-    this.queue = new ContenderQueue(zk, path, naming);
+    this.queue = new ContenderQueue(zk, path, naming, { useHint: true });
   }
 
   /**
@@ -272,6 +272,9 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
         relist = true;
       }
       const ours = this.ours;
+      if (!relist && this.queue.needsListing && (await this.queue.settleByHint())) {
+        if (this.phase !== "started" || this.ours !== ours) return; // the hint proved ours first: no listing
+      }
       if (relist || this.queue.needsListing) {
         if (++listings > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, "the candidates keep changing; retrying later", { op: "election", path: this.path });
         relist = false;
@@ -299,6 +302,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
           await deleteNode(this.zk, ours);
           continue;
         }
+        if (!this.leading) this.queue.markLeader(ours); // successors need not list every candidate (ContenderQueue)
         this.elect(stat.czxid, stat.version);
         return;
       }

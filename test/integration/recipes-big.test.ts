@@ -34,6 +34,17 @@ async function layout(zk: ZooKeeper, path: string, first: string): Promise<{ lay
   return { layout: countWatchers(text, path, await zk.getChildren(path)), onFirst: parseWchp(text).get(first) ?? 0 };
 }
 
+/** Counts the client's listings of `path` (getChildren), so a test can tell a walk-down from a relisting. */
+function countListings(zk: ZooKeeper, path: string): () => number {
+  let n = 0;
+  const list = zk.getChildren.bind(zk);
+  zk.getChildren = (p, ...rest) => {
+    if (p === path) n++;
+    return list(p, ...rest);
+  };
+  return () => n;
+}
+
 describe("big elections", () => {
   sessions.hooks();
 
@@ -44,6 +55,7 @@ describe("big elections", () => {
     const byId = new Map(es.map((e) => [e.id, e]));
     const wakes: string[] = [];
     for (const e of es) e.on("watch", () => wakes.push(e.id));
+    const listings = zks.map((zk) => countListings(zk, path));
     await Promise.all(es.map((e) => e.start())); // all at once: the server orders them
     const order = (await es[0].participants()).map((p) => p.id);
     assert.equal(order.length, N);
@@ -55,15 +67,20 @@ describe("big elections", () => {
     assert.deepEqual(wakes, [], "joining wakes no one");
 
     // 25 resigns: each hands over to the next in sequence order (well past the 16 lower candidates a
-    // participant remembers, so the walk-down and the relisting both run) and wakes exactly that one.
+    // participant remembers: after the walk-down, the leader hint stands in for a listing of all N) and
+    // wakes exactly that one, which takes over without listing the children.
     const rounds = 25;
+    const successorListings: number[] = [];
     for (let r = 0; r < rounds; r++) {
       const next = byId.get(order[r + 1])!;
+      const before = listings[es.indexOf(next)]();
       const elected = nextEvent(next, "elected", 20_000, `${order[r + 1]} elected after ${order[r]} resigned`);
       await byId.get(order[r])!.resign();
       await elected;
+      successorListings.push(listings[es.indexOf(next)]() - before);
       assert.deepEqual(es.filter((e) => e.isLeader).map((e) => e.id), [next.id], `round ${r}`);
     }
+    assert.deepEqual(successorListings, new Array(rounds).fill(0), "a successor takes over without listing the candidates");
     await never("a further wake-up", () => wakes.length > rounds, 300);
     assert.deepEqual(wakes, order.slice(1, rounds + 1), "one wake-up per deletion, the successor's");
 
