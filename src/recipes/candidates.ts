@@ -180,22 +180,37 @@ export class ContenderQueue {
    * listing every child): true when it proves that no lower candidate is left (then `first` holds).
    */
   async settleByHint(): Promise<boolean> {
-    if (!this.useHint || !this.listed || this.complete || this.known.length > 0 || this.floor === null) return false;
-    const floor = this.floor;
+    if (!this.hintMayHelp || this.known.length > 0) return false;
+    this.applyHint(this.floor, await this.readHint());
+    return this.complete;
+  }
+
+  /** A truncated listing whose window the leader hint may prove complete. */
+  private get hintMayHelp(): boolean {
+    return this.useHint && this.listed && !this.complete && this.floor !== null;
+  }
+
+  /** The candidate name in the election znode's data, when a leader of ours wrote it there. */
+  private async readHint(): Promise<string | null> {
     let data: Uint8Array | null;
     try {
       ({ data } = await this.zk.getData(this.path));
     } catch (e) {
-      if (isZooKeeperError(e, ErrorCode.NONODE)) return false;
+      if (isZooKeeperError(e, ErrorCode.NONODE)) return null;
       throw e;
     }
     const text = data ? decoder.decode(data) : "";
-    if (!text.startsWith(HINT_PREFIX) || this.floor !== floor) return false;
-    const name = text.slice(HINT_PREFIX.length);
+    return text.startsWith(HINT_PREFIX) ? text.slice(HINT_PREFIX.length) : null;
+  }
+
+  /**
+   * A named leader not below the window of the listing (`floor`, unchanged since the read began) proves the
+   * window complete: every candidate below the leader is gone for good, and the rest were in the window.
+   */
+  private applyHint(floor: { name: string; seq: number } | null, name: string | null): void {
+    if (floor === null || name === null || floor !== this.floor || this.complete) return;
     const seq = this.naming.sequenceOf(name);
-    if (seq === undefined || before(name, seq, floor)) return false;
-    this.complete = true; // every lower candidate that can exist was in the window, and all of it is gone
-    return true;
+    if (seq !== undefined && !before(name, seq, floor)) this.complete = true;
   }
 
   /** Names `ours` as the leader in the election znode's data (best effort: a failure only costs a later listing). */
@@ -211,13 +226,18 @@ export class ContenderQueue {
     if (i >= 0) this.known.splice(i, 1);
   }
 
-  /** Checks every known lower candidate at once (one round trip, no watches) and forgets those gone. */
+  /**
+   * Checks every known lower candidate at once (one round trip, no watches) and forgets those gone; reads the
+   * leader hint in the same round trip when the window may be incomplete.
+   */
   async prune(): Promise<void> {
     const names = [...this.known];
-    if (names.length === 0) return;
+    const floor = this.floor;
+    const hint = this.hintMayHelp ? this.readHint().catch(() => null) : null; // best effort: never unhandled
     const alive = await Promise.all(names.map((n) => this.zk.exists(`${this.path}/${n}`)));
     const gone = new Set(names.filter((_, i) => alive[i] === null));
     this.known = this.known.filter((n) => !gone.has(n));
+    if (hint !== null) this.applyHint(floor, await hint);
   }
 }
 
