@@ -127,3 +127,9 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   if (c.isClosed || x.stopped()) return { kind: "failed", error: new Error("connection lost while priming") };
   return { kind: "established", conn: c, res };
 }
+
+/** The host was dropped by updateServerList() while we dialled it: the session must not settle on a server that left. */
+export function leftTheList(conn: Connection, host: HostPort): Outcome {
+  conn.close("the server is no longer in the server list");
+  return { kind: "failed", error: new Error(`${host.host}:${host.port} left the server list while connecting`) };
+}

@@ -7,7 +7,7 @@ import { encodeRequest } from "../protocol/frame.ts";
 import { JuteWriter } from "../protocol/jute.ts";
 import type { ConnectResponse } from "../protocol/records.ts";
 import type { Connection, InFlight } from "./connection.ts";
-import { type DialContext, type Outcome, establish } from "./dial.ts";
+import { type DialContext, type Outcome, establish, leftTheList } from "./dial.ts";
 import { ZooKeeperError } from "./errors.ts";
 import { type ServerFeatures, featuresOf, probeFeatures, unsupported } from "./features.ts";
 import { HostList } from "./hosts.ts";
@@ -193,6 +193,7 @@ export class Session {
       if (delay > 0) await sleepOn(this.timers, delay, this.halt.signal); // cut short by close() or the end
       if (!this.dialling) break;
       let out: Outcome = await establish(this.dialContext(), host);
+      if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
       if (out.kind === "established") out = (await this.prime(out.conn)) ?? out;
       if (out.kind === "established" && (out.conn.isClosed || !this.dialling)) out = { kind: "failed", error: new Error("connection lost while priming") };
       if (out.kind === "stopped" || !this.dialling) break;
