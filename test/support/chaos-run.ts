@@ -255,11 +255,14 @@ export function timedEvents(m: Member): TimedEvent[] {
     const cont = m.marks.slice(i + 1).find((x) => x.kind === "cont");
     stops.push({ stop: mark.ns, cont: cont?.ns ?? BigInt(Number.MAX_SAFE_INTEGER) * 1_000_000n });
   }
+  // Nor does a killed one after kill(2) returned (or an exited one): its lines were all written before.
+  const death = m.marks.find((x) => x.kind === "kill" || x.kind === "exit");
   for (const l of m.c.p.lines) {
     if (l.kind !== "ELECTED" && l.kind !== "REVOKED" && l.kind !== "EXPIRED" && l.kind !== "WORK") continue;
     let ns = localNs(m.c.p, l);
     if (ns === null) continue;
     for (const w of stops) if (l.receivedNs < w.cont && ns >= w.stop) ns = w.stop - 1n;
+    if (death && ns >= death.ns) ns = death.ns - 1n;
     out.push({ kind: l.kind, ns, detail: l.kind === "REVOKED" ? l.args[2] : undefined });
   }
   return out;

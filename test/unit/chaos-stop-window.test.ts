@@ -20,6 +20,18 @@ function member(work: { stampMs: number; receivedMs: number }[], marks: Member["
   return { c: { id: "x", p } as unknown as Member["c"], marks, leading: true, stopped: false };
 }
 
+describe("chaos analysis: lines around a SIGKILL", () => {
+  // Found in a loaded CI run (three CI runs and a busy loop on 2 cores): "n1: WORK at t+4744 ms while not
+  // leading", a leader's last WORK line mapped past the kill mark by the clock sync's error.
+  it("a line whose mapped stamp falls after the kill mark was written before it: no WORK while not leading", () => {
+    const kill = { kind: "kill" as const, ns: ms(100) };
+    const events = timedEvents(member([{ stampMs: 90, receivedMs: 91 }, { stampMs: 103, receivedMs: 99 }], [kill]));
+    const { intervals, problems } = intervalsOf("x", events, ms(400));
+    assert.deepEqual(problems, []);
+    assert.deepEqual(intervals.map((i) => [i.end, i.how]), [[ms(100), "kill"]]);
+  });
+});
+
 describe("chaos analysis: lines around a SIGSTOP", () => {
   const stop = { kind: "stop" as const, ns: ms(100) };
   const cont = { kind: "cont" as const, ns: ms(300) };
