@@ -10,5 +10,5 @@ export function assertChaos(rec: ChaosRecord, f: ChaosFindings, minChanges: numb
   assert.ok(f.workLines > 0, "leaders logged WORK lines");
   assert.deepEqual(f.slow, [], "failovers over their bound (1 s from the old leader's REVOKED to the next ELECTED after resign/close, session timeout + 1 s after a crash, from the quorum's return when the ZK leader was killed)");
   for (const a of rec.actions) assert.ok(f.latencyMs[a.kind]?.length, `${a.kind} measured`);
-  assert.ok(f.herdMax <= 1, `a znode's deletion woke ${f.herdMax} participants`);
+  assert.ok(f.herdMax <= 1, `a znode's deletion woke ${f.herdMax} participants: ${f.herds.join("; ")}`);
 }

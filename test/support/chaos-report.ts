@@ -12,6 +12,7 @@ export interface ChaosFindings {
   slow: string[]; // failovers over their bound, with what the participants logged meanwhile
   worst: string[]; // the slowest failover of each kind, likewise
   herdMax: number; // most participants woken by one znode's watch
+  herds: string[]; // the znodes that woke more than one, with each WATCH line's arrival
   watchedPaths: number;
   workLines: number;
   stopsChecked: number;
@@ -95,8 +96,13 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
     if (latency > limit) slow.push(`#${a.n} ${a.kind} of ${a.leader}${a.server ? ` (server ${a.server}, ${a.serverMode})` : ""} at ${ms(a.ns)}: next leader after ${latency.toFixed(0)} ms; ${context(rec, a.ns, next)}`);
   }
   const herdMax = Math.max(0, ...[...watchers.values()].map((s) => s.size));
+  // Which znode woke more than one participant, and when each logged it (so a herd can be diagnosed).
+  const herds = [...watchers.entries()].filter(([, ids]) => ids.size > 1).map(([path, ids]) => {
+    const seen = rec.members.filter((m) => ids.has(m.c.id)).flatMap((m) => m.c.p.lines.filter((l) => l.kind === "WATCH" && l.args[0] === path).map((l) => `${m.c.id} @${ms(l.receivedNs)}`));
+    return `${path}: ${seen.join(", ")}`;
+  });
   const changes = elected.length - 1;
-  const f = { violations, intervals, changes, actionsByKind, latencyMs, slow, worst: Object.values(worst).map((w) => w.what), herdMax, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
+  const f = { violations, intervals, changes, actionsByKind, latencyMs, slow, worst: Object.values(worst).map((w) => w.what), herdMax, herds, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
   f.table = table(rec, f);
   return f;
 }
