@@ -175,16 +175,6 @@ export class ContenderQueue {
     return found ? lower : -1;
   }
 
-  /**
-   * When the known ones ran out of a truncated listing, reads the leader hint (one small getData instead of
-   * listing every child): true when it proves that no lower candidate is left (then `first` holds).
-   */
-  async settleByHint(): Promise<boolean> {
-    if (!this.hintMayHelp || this.known.length > 0) return false;
-    this.applyHint(this.floor, await this.readHint());
-    return this.complete;
-  }
-
   /** A truncated listing whose window the leader hint may prove complete. */
   private get hintMayHelp(): boolean {
     return this.useHint && this.listed && !this.complete && this.floor !== null;

@@ -272,9 +272,6 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
         relist = true;
       }
       const ours = this.ours;
-      if (!relist && this.queue.needsListing && (await this.queue.settleByHint())) {
-        if (this.phase !== "started" || this.ours !== ours) return; // the hint proved ours first: no listing
-      }
       if (relist || this.queue.needsListing) {
         if (++listings > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, "the candidates keep changing; retrying later", { op: "election", path: this.path });
         relist = false;

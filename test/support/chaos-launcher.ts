@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { ParticipantProcess, type ParticipantLine, type Runtime } from "./participant-process.ts";
 import { REPO_DIR, runtimeCommand } from "./line-process.ts";
+import { RUNTIME } from "./cli-run.ts";
 
 const SCRIPT = fileURLToPath(new URL("./chaos-participant.ts", (import.meta as { url: string }).url));
 
@@ -34,7 +35,7 @@ export async function spawnChaos(spec: ChaosSpec): Promise<ChaosParticipant> {
     const ready = await p.waitFor("READY", 30_000);
     // Node's hrtime is the system's CLOCK_MONOTONIC, like ours when we run on Node: the offset is 0, exactly;
     // measuring it would add up to half a round trip of error (milliseconds on a loaded machine).
-    if (spec.runtime !== "node" || typeof (globalThis as { Bun?: unknown; Deno?: unknown }).Bun !== "undefined" || typeof (globalThis as { Deno?: unknown }).Deno !== "undefined") await p.syncClock(3);
+    if (spec.runtime !== "node" || RUNTIME !== "node") await p.syncClock(3);
     return { id: spec.id, runtime: spec.runtime, p, negotiatedMs: Number(ready.args[0]) };
   } catch (e) {
     await p.kill("SIGKILL");
