@@ -110,8 +110,11 @@ function ask(conn: Connection, xid: number, opcode: number, frame: Uint8Array): 
 
 /**
  * What each server (by host:port) answered last time. A server seen at 3.5+ gets both probes in one
- * write on the next connection (one round trip instead of two: connect + close is 1 RTT shorter). A 3.4
- * server, or one never seen, gets them one after the other: a 3.4 server drops the link on removeWatches.
+ * write on the next connection, and the session does not wait for them: it is connected on the features
+ * seen last time as soon as the ConnectResponse is in (connect + close: 2 round trips, not 3), and the
+ * replies, which come before any request's sent after them, correct the features if the server changed.
+ * A 3.4 server, or one never seen, gets them one after the other, awaited: a 3.4 server drops the link
+ * on removeWatches.
  */
 const lastSeen = new Map<string, ServerGeneration>();
 const LAST_SEEN_MAX = 1024;
@@ -136,6 +139,12 @@ function refuseWithoutSasl(config: number): void {
   if (config === ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH) {
     throw new ZooKeeperError(config, "the server requires SASL authentication (sessionRequireClientSASLAuth) and this client has no sasl option");
   }
+}
+
+/** What `remote` supported when last probed, if it was 3.5 or later (the probes then run in the background). */
+export function knownFeatures(remote: string): ServerFeatures | null {
+  const seen = lastSeen.get(remote);
+  return seen === undefined || seen === "3.4" ? null : featuresOf(seen);
 }
 
 /** Runs the probes on a fresh connection (nothing else in flight but auth and none of our watches). */

@@ -9,7 +9,7 @@ import type { ConnectResponse } from "../protocol/records.ts";
 import type { Connection, InFlight } from "./connection.ts";
 import { type DialContext, type Outcome, establish, leftTheList } from "./dial.ts";
 import { ZooKeeperError } from "./errors.ts";
-import { type ServerFeatures, featuresOf, probeFeatures, unsupported } from "./features.ts";
+import { type ServerFeatures, featuresOf, knownFeatures, probeFeatures, unsupported } from "./features.ts";
 import { HostList } from "./hosts.ts";
 import { clientExpiryAfter, leaseLeft } from "./liveness.ts";
 import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
@@ -48,11 +48,13 @@ export class Session {
   private identity: { id: bigint; password: Uint8Array; global: boolean } | null = null;
   private readonly o: SessionOptions;
   private readonly hosts: HostList;
-  private readonly writer = new JuteWriter(1024);
+  private readonly writer = new JuteWriter();
   private readonly queue: WaitQueue;
   private readonly auths: AuthEntry[] = [];
-  private readonly first: { promise: Promise<void>; resolve(): void; reject(e: Error): void };
-  private readonly halt = new AbortController(); // aborted when closing or ended: wakes the loop's sleep
+  /** connect()'s promise: settled by the first "connected" or by the end, whichever comes first. */
+  private readonly first: { promise: Promise<void>; resolve(): void; reject(e: Error): void; settled: boolean };
+  /** Made by the loop's first sleep (most sessions never sleep); aborted when closing or ended, to wake it. */
+  private halt: AbortController | null = null;
   private xid = 1;
   private lastHeard: number;
   private lastAcked = Number.NEGATIVE_INFINITY;
@@ -74,7 +76,7 @@ export class Session {
     let settle = { resolve: (): void => {}, reject: (_e: Error): void => {} };
     const promise = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
     promise.catch(() => {}); // start() hands it out; before that nobody is waiting
-    this.first = { promise, ...settle };
+    this.first = { promise, settled: false, ...settle };
   }
 
   get log(): Logger {
@@ -154,8 +156,11 @@ export class Session {
     this.phase = next;
     if (prev.kind === "connected") prev.probe?.stop();
     if (prev.kind === "disconnected" && prev.expiry !== null) this.timers.clearTimeout(prev.expiry);
-    if (next.kind === "closing" || next.kind === "ended") this.halt.abort();
-    if (next.kind === "connected") this.first.resolve();
+    if (next.kind === "closing" || next.kind === "ended") this.halt?.abort("the session is closing");
+    if (next.kind === "connected" && !this.first.settled) {
+      this.first.settled = true;
+      this.first.resolve();
+    }
     if (next.kind === "ended") this.failEverything(prev, next);
     const shown = publicState(next);
     if (shown !== this.shown) {
@@ -171,10 +176,15 @@ export class Session {
   private failEverything(prev: Phase, end: { code: ErrorCode; reason: string }): void {
     const conn = prev.kind === "connected" || prev.kind === "closing" ? prev.conn : prev.kind === "ended" ? null : prev.attempt;
     conn?.close(end.reason, end.code);
-    const err = new ZooKeeperError(end.code, end.reason);
     this.queue.failAll(end.code, end.reason);
-    for (const a of this.auths) for (const w of a.waiters.splice(0)) w.reject(err);
-    this.first.reject(new ZooKeeperError(end.code, end.reason));
+    // Made only when someone waits (an Error's stack trace is a good part of the cost of a short session).
+    let err: ZooKeeperError | null = null;
+    const error = (): ZooKeeperError => (err ??= new ZooKeeperError(end.code, end.reason));
+    for (const a of this.auths) for (const w of a.waiters.splice(0)) w.reject(error());
+    if (!this.first.settled) {
+      this.first.settled = true;
+      this.first.reject(error());
+    }
   }
 
   /** Enters the final state (once): fails everything, tells every watcher, stops the loop. */
@@ -190,7 +200,7 @@ export class Session {
       const { host, delayMs } = this.hosts.next();
       // After the first attempt, wait a random 0-1 s (and 1 s more after a full pass) like the Java client.
       const delay = attempt++ === 0 ? 0 : delayMs + Math.random() * 1000;
-      if (delay > 0) await sleepOn(this.timers, delay, this.halt.signal); // cut short by close() or the end
+      if (delay > 0) await sleepOn(this.timers, delay, (this.halt ??= new AbortController()).signal); // cut short by close() or the end
       if (!this.dialling) break;
       let out: Outcome = await establish(this.dialContext(), host);
       if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
@@ -277,11 +287,28 @@ export class Session {
   private async prime(conn: Connection): Promise<Outcome | undefined> {
     for (const a of this.auths) sendAuth(conn, a, this.writer, (x) => this.authRefused(x));
     const relativeZxid = this.lastZxid; // the probes' replies move lastZxid; catch-up is relative to before
-    try {
-      this.features = await probeFeatures(conn, () => this.nextXid(), this.writer);
-    } catch (e) {
-      if (e instanceof ZooKeeperError) return { kind: "fatal", state: "authFailed", code: e.code, reason: e.message };
-      return { kind: "failed", error: new Error("connection lost while priming") };
+    const known = knownFeatures(conn.link.remote);
+    const probed = probeFeatures(conn, () => this.nextXid(), this.writer);
+    if (known) {
+      // Seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every later
+      // request's on this link) set the truth, or end the link or the session as awaiting them would.
+      this.features = known;
+      probed.then(
+        (f) => {
+          if (this.sessionConn() === conn) this.features = f;
+        },
+        (e: Error) => {
+          if (e instanceof ZooKeeperError && this.sessionConn() === conn) this.end("authFailed", e.code, e.message);
+          else conn.close(e.message); // downgraded to 3.4: reconnect and probe one at a time
+        },
+      );
+    } else {
+      try {
+        this.features = await probed;
+      } catch (e) {
+        if (e instanceof ZooKeeperError) return { kind: "fatal", state: "authFailed", code: e.code, reason: e.message };
+        return { kind: "failed", error: new Error("connection lost while priming") };
+      }
     }
     if (conn.isClosed || !this.dialling) return { kind: "failed", error: new Error("connection lost while priming") };
     let batches = watchBatches(this.o.watches, relativeZxid);

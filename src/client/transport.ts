@@ -79,7 +79,10 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
       socket.setNoDelay(true);
       resolve({
         write: (bytes) => socket.write(bytes),
-        close: () => socket.destroy(),
+        close: () => {
+          closed = true; // our own close: no onClose for it (nor the work of one), as Link promises
+          socket.destroy();
+        },
         remote,
       });
     });

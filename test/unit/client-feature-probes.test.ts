@@ -1,11 +1,13 @@
 // The feature probes against a scripted server: sequential to a server never seen, both in one write to
-// a server seen at 3.5+, and back to sequential when that server turns out to be 3.4 (which drops the
-// link on removeWatches, an opcode it does not know).
+// a server seen at 3.5+ (and not waited for: the session is connected on the features seen last time),
+// and back to sequential when that server turns out to be 3.4 (which drops the link on removeWatches, an
+// opcode it does not know).
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import net from "node:net";
 import { OpCode } from "../../src/protocol/constants.ts";
 import { ZooKeeper } from "../../src/index.ts";
+import { until } from "../support/wait.ts";
 
 type Mode = "3.9" | "3.4";
 
@@ -26,8 +28,19 @@ function reply(xid: number, err: number, body = Buffer.alloc(0)): Buffer {
   return b;
 }
 
-async function scriptedServer(): Promise<{ port: number; mode: Mode; seen: Seen[]; close(): Promise<void> }> {
-  const state = { mode: "3.9" as Mode, seen: [] as Seen[] };
+interface Scripted {
+  port: number;
+  mode: Mode;
+  /** Probe replies are held until the next other request arrives (or, as a fallback, for 5 s). */
+  holdProbes: boolean;
+  /** A hold ended by the fallback timer: the client waited for the probes' replies. */
+  heldTooLong: boolean;
+  seen: Seen[];
+  close(): Promise<void>;
+}
+
+async function scriptedServer(): Promise<Scripted> {
+  const state = { mode: "3.9" as Mode, seen: [] as Seen[], holdProbes: false, heldTooLong: false };
   const sockets = new Set<net.Socket>();
   let conns = 0;
   const server = net.createServer((s) => {
@@ -38,6 +51,23 @@ async function scriptedServer(): Promise<{ port: number; mode: Mode; seen: Seen[
     let acc = Buffer.alloc(0);
     let chunk = 0;
     let handshaken = false;
+    let held: Buffer[] = [];
+    let fallback: NodeJS.Timeout | undefined;
+    const release = (): void => {
+      clearTimeout(fallback);
+      for (const r of held.splice(0)) s.write(r);
+    };
+    const answer = (r: Buffer, probe: boolean): void => {
+      if (!probe) release();
+      else if (state.holdProbes) {
+        held.push(r);
+        fallback ??= setTimeout(() => {
+          state.heldTooLong = true;
+          release();
+        }, 5000);
+      } else s.write(r);
+    };
+    s.on("close", () => clearTimeout(fallback));
     s.on("data", (c: Buffer) => {
       chunk++;
       acc = Buffer.concat([acc, c]);
@@ -58,12 +88,14 @@ async function scriptedServer(): Promise<{ port: number; mode: Mode; seen: Seen[
         const xid = f.readInt32BE(0);
         const opcode = f.readInt32BE(4);
         state.seen.push({ conn, chunk, opcode });
-        if (opcode === OpCode.exists) s.write(state.mode === "3.4" ? reply(xid, -101) : reply(xid, 0, Buffer.alloc(68)));
+        if (opcode === OpCode.exists) answer(state.mode === "3.4" ? reply(xid, -101) : reply(xid, 0, Buffer.alloc(68)), true);
         else if (opcode === OpCode.removeWatches) {
           if (state.mode === "3.4") s.destroy(); // what a 3.4 server does with an opcode it does not know
-          else s.write(reply(xid, -121)); // NOWATCHER: 3.9+
-        } else if (opcode === OpCode.closeSession) s.end(reply(xid, 0));
-        else if (opcode === OpCode.ping) s.write(reply(xid, 0));
+          else answer(reply(xid, -121), true); // NOWATCHER: 3.9+
+        } else if (opcode === OpCode.closeSession) {
+          release();
+          s.end(reply(xid, 0));
+        } else if (opcode === OpCode.ping) answer(reply(xid, 0), false);
       }
     });
   });
@@ -75,6 +107,15 @@ async function scriptedServer(): Promise<{ port: number; mode: Mode; seen: Seen[
     },
     set mode(m: Mode) {
       state.mode = m;
+    },
+    get holdProbes() {
+      return state.holdProbes;
+    },
+    set holdProbes(h: boolean) {
+      state.holdProbes = h;
+    },
+    get heldTooLong() {
+      return state.heldTooLong;
     },
     seen: state.seen,
     close: () => {
@@ -98,9 +139,14 @@ describe("feature probes", () => {
       assert.ok(a && b && a.opcode === OpCode.exists && b.opcode === OpCode.removeWatches);
       assert.ok(b.chunk > a.chunk, "the first time, removeWatches goes only after exists' reply");
 
+      // Seen at 3.9: connected without waiting for the probes (the server holds their replies until the
+      // next request, here closeSession), which still settle before that request's reply.
+      srv.holdProbes = true;
       zk = await ZooKeeper.connect(cs, { sessionTimeout: 30_000 });
       assert.equal(zk.serverFeatures.generation, "3.9+");
       await zk.close();
+      srv.holdProbes = false;
+      assert.equal(srv.heldTooLong, false, "connect() waited for the probes' replies to a server seen at 3.9");
       const [c, d] = probes(2);
       assert.ok(c && d && c.opcode === OpCode.exists && d.opcode === OpCode.removeWatches);
       assert.equal(d.chunk, c.chunk, "a server seen at 3.9 gets both probes in one write");
@@ -108,7 +154,9 @@ describe("feature probes", () => {
       srv.mode = "3.4";
       const before = new Set(srv.seen.map((x) => x.conn));
       zk = await ZooKeeper.connect(cs, { sessionTimeout: 30_000 });
-      assert.equal(zk.serverFeatures.generation, "3.4");
+      // Connected on what it was (3.9+); the probes' answers end that link and the session reconnects.
+      await until("the session learnt that the server is now 3.4", () => zk.serverFeatures.generation === "3.4");
+      assert.equal(zk.state, "connected");
       await zk.close();
       const conns = [...new Set(srv.seen.map((x) => x.conn))].filter((n) => !before.has(n));
       assert.ok(conns.length >= 2, "the link a 3.4 server drops is replaced by a new one");
