@@ -66,6 +66,8 @@ export class Connection {
   private outbox: Uint8Array[] = [];
   private outboxBytes = 0;
   private flushScheduled = false;
+  /** Lazy frames at the outbox's tail, not written yet, and how many of them await a reply. */
+  private deferred = { frames: 0, replies: 0 };
   private blocked = false;
   private lastSend = 0;
   private lastRecv = 0;
@@ -228,8 +230,11 @@ export class Connection {
 
   // --- requests ---
 
-  /** Queues a request frame; `pending` gets its reply (absent for fire-and-forget frames). */
-  send(frame: Uint8Array, pending?: InFlight): void {
+  /**
+   * Queues a request frame; `pending` gets its reply (absent for fire-and-forget frames). A `lazy` frame
+   * waits for the next write (another request's, or at the latest the next ping's) instead of costing one.
+   */
+  send(frame: Uint8Array, pending?: InFlight, lazy = false): void {
     if (this.closedReason !== null) {
       pending?.onFail(ErrorCode.CONNECTIONLOSS, this.closedReason);
       return;
@@ -238,13 +243,29 @@ export class Connection {
       pending.sentAt = this.now();
       (pending.xid === Xid.AUTH ? this.authInFlight : this.inFlight).push(pending);
     }
-    this.enqueue(frame);
+    if (lazy && pending && pending.xid !== Xid.AUTH) this.deferred.replies++;
+    this.enqueue(frame, lazy);
   }
 
-  private enqueue(frame: Uint8Array): void {
+  /**
+   * Takes back the lazy frames not written yet (the newest in the outbox and in flight) and fails their
+   * requests with `reason`: closeSession need not wait behind probes nobody will read.
+   */
+  dropDeferred(reason: string): void {
+    const { frames, replies } = this.deferred;
+    this.deferred = { frames: 0, replies: 0 };
+    for (const f of this.outbox.splice(this.outbox.length - frames, frames)) this.outboxBytes -= f.length;
+    const dropped: InFlight[] = [];
+    for (let i = 0; i < replies; i++) dropped.push(this.inFlight.pop()!);
+    for (const p of dropped.reverse()) p.onFail(ErrorCode.CONNECTIONLOSS, reason);
+  }
+
+  private enqueue(frame: Uint8Array, lazy = false): void {
     this.outbox.push(frame);
     this.outboxBytes += frame.length;
-    if (!this.flushScheduled) {
+    if (lazy) this.deferred.frames++;
+    else if (this.deferred.frames > 0) this.deferred = { frames: 0, replies: 0 }; // they go in this write
+    if (!lazy && !this.flushScheduled) {
       this.flushScheduled = true;
       // Batch everything queued in this tick into one write.
       queueMicrotask(() => {

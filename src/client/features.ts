@@ -102,17 +102,18 @@ export function unsupported(f: ServerFeatures, needs: Needs | undefined): string
 }
 
 /** A request sent during priming: resolves with the reply's error code (rejects when the link goes). */
-function ask(conn: Connection, xid: number, opcode: number, frame: Uint8Array): Promise<number> {
+function ask(conn: Connection, xid: number, opcode: number, frame: Uint8Array, lazy = false): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    conn.send(frame, { xid, opcode, onReply: (h) => resolve(h.err), onFail: (_code, reason) => reject(new Error(reason)) });
+    conn.send(frame, { xid, opcode, onReply: (h) => resolve(h.err), onFail: (_code, reason) => reject(new Error(reason)) }, lazy);
   });
 }
 
 /**
  * What each server (by host:port) answered last time. A server seen at 3.5+ gets both probes in one
  * write on the next connection, and the session does not wait for them: it is connected on the features
- * seen last time as soon as the ConnectResponse is in (connect + close: 2 round trips, not 3), and the
- * replies, which come before any request's sent after them, correct the features if the server changed.
+ * seen last time as soon as the ConnectResponse is in (connect + close: 2 round trips, not 3, and 2 writes:
+ * the probes wait for the link's next write, a request's or at the latest a ping's), and the replies, which
+ * come before any request's sent after them, correct the features if the server changed.
  * A 3.4 server, or one never seen, gets them one after the other, awaited: a 3.4 server drops the link
  * on removeWatches.
  */
@@ -152,10 +153,12 @@ export async function probeFeatures(conn: Connection, nextXid: () => number, wri
   const remote = conn.link.remote;
   const seen = lastSeen.get(remote);
   if (seen !== undefined && seen !== "3.4") {
+    // Nobody waits for these (the session is connected on what the server had): they go out with the
+    // link's next write (connect + close: in closeSession's), so they cost no write of their own.
     const xid1 = nextXid();
-    const config = ask(conn, xid1, OpCode.exists, configProbe(xid1, writer));
+    const config = ask(conn, xid1, OpCode.exists, configProbe(xid1, writer), true);
     const xid2 = nextXid();
-    const removal = ask(conn, xid2, OpCode.removeWatches, removalProbe(xid2, writer));
+    const removal = ask(conn, xid2, OpCode.removeWatches, removalProbe(xid2, writer), true);
     removal.catch(() => {}); // awaited below, unless the first probe already decided
     const c = await config;
     if (c === ErrorCode.NONODE) {

@@ -27,6 +27,12 @@ export class Fifo<T> {
     return item;
   }
 
+  /** Removes and returns the newest item. */
+  pop(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    return this.items.pop();
+  }
+
   /** Empties the queue and returns what it held, oldest first. */
   drain(): T[] {
     const out = this.items.slice(this.head) as T[];

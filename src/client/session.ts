@@ -298,6 +298,7 @@ export class Session {
           if (this.sessionConn() === conn) this.features = f;
         },
         (e: Error) => {
+          if (this.phase.kind === "closing" || this.phase.kind === "ended") return; // dropped by close(), or moot
           if (e instanceof ZooKeeperError && this.sessionConn() === conn) this.end("authFailed", e.code, e.message);
           else conn.close(e.message); // downgraded to 3.4: reconnect and probe one at a time
         },
@@ -444,6 +445,7 @@ export class Session {
     this.transition({ kind: "closing", was: this.shown, conn: p.kind === "connected" ? p.conn : p.attempt });
     const conn = this.liveConn();
     if (conn) {
+      conn.dropDeferred("the session is closing"); // unsent feature probes: their answers are moot now
       const timeout = Math.min(this.negotiatedTimeout || 5000, 5000);
       await new Promise<void>((resolve) => {
         const t = this.timers.setTimeout(resolve, timeout);

@@ -58,8 +58,10 @@ async function scriptedServer(): Promise<Scripted> {
       for (const r of held.splice(0)) s.write(r);
     };
     const answer = (r: Buffer, probe: boolean): void => {
-      if (!probe) release();
-      else if (state.holdProbes) {
+      if (!probe) {
+        release();
+        s.write(r);
+      } else if (state.holdProbes) {
         held.push(r);
         fallback ??= setTimeout(() => {
           state.heldTooLong = true;
@@ -96,6 +98,7 @@ async function scriptedServer(): Promise<Scripted> {
           release();
           s.end(reply(xid, 0));
         } else if (opcode === OpCode.ping) answer(reply(xid, 0), false);
+        else if (opcode === OpCode.getData) answer(reply(xid, 0, Buffer.concat([Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.alloc(68)])), false);
       }
     });
   });
@@ -140,21 +143,30 @@ describe("feature probes", () => {
       assert.ok(b.chunk > a.chunk, "the first time, removeWatches goes only after exists' reply");
 
       // Seen at 3.9: connected without waiting for the probes (the server holds their replies until the
-      // next request, here closeSession), which still settle before that request's reply.
+      // next request), which go out with the link's next write, here a getData's, ahead of it.
       srv.holdProbes = true;
       zk = await ZooKeeper.connect(cs, { sessionTimeout: 30_000 });
       assert.equal(zk.serverFeatures.generation, "3.9+");
+      assert.deepEqual(probes(2), [], "no write of their own");
+      await zk.getData("/x");
       await zk.close();
       srv.holdProbes = false;
       assert.equal(srv.heldTooLong, false, "connect() waited for the probes' replies to a server seen at 3.9");
-      const [c, d] = probes(2);
-      assert.ok(c && d && c.opcode === OpCode.exists && d.opcode === OpCode.removeWatches);
-      assert.equal(d.chunk, c.chunk, "a server seen at 3.9 gets both probes in one write");
+      const [c, d, e] = srv.seen.filter((x) => x.conn === 2);
+      assert.ok(c && d && e && c.opcode === OpCode.exists && d.opcode === OpCode.removeWatches && e.opcode === OpCode.getData);
+      assert.ok(c.chunk === d.chunk && d.chunk === e.chunk, "a server seen at 3.9 gets both probes in the next request's write");
+
+      // A session closed before its link wrote anything else: the probes are never sent.
+      zk = await ZooKeeper.connect(cs, { sessionTimeout: 30_000 });
+      await zk.close();
+      assert.deepEqual(srv.seen.filter((x) => x.conn === 3).map((x) => x.opcode), [OpCode.closeSession]);
 
       srv.mode = "3.4";
       const before = new Set(srv.seen.map((x) => x.conn));
       zk = await ZooKeeper.connect(cs, { sessionTimeout: 30_000 });
-      // Connected on what it was (3.9+); the probes' answers end that link and the session reconnects.
+      // Connected on what it was (3.9+); the probes go with the first request, their answers end that
+      // link, and the session reconnects and probes one at a time.
+      void zk.getData("/x").catch(() => {});
       await until("the session learnt that the server is now 3.4", () => zk.serverFeatures.generation === "3.4");
       assert.equal(zk.state, "connected");
       await zk.close();

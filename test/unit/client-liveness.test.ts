@@ -48,7 +48,8 @@ describe("liveness: the lease from the acknowledged send", () => {
     const zk = await connectFake(clock, server);
     server.holding = true;
     await clock.advance(1100); // one ping (sent at 1000 ms) is outstanding
-    assert.deepEqual(server.held, [-2]);
+    // (with the feature probes, xids 1 and 2, when "fake:2181" was seen in an earlier test of this file)
+    assert.deepEqual(server.held.filter((xid) => xid < 0), [-2]);
     const pingSent = clock.now() - 100;
     await clock.advance(800);
     server.release(); // the reply comes 900 ms after its ping
