@@ -276,6 +276,7 @@ export class Connection {
   }
 
   private flush(): void {
+    if (!this.blocked && this.closedReason === null) this.deferred = { frames: 0, replies: 0 }; // all of it goes now (or at the next drain)
     while (!this.blocked && this.outbox.length > 0 && this.closedReason === null) {
       let batch: Uint8Array;
       if (this.outbox.length === 1) {

@@ -142,14 +142,29 @@ function refuseWithoutSasl(config: number): void {
   }
 }
 
-/** What `remote` supported when last probed, if it was 3.5 or later (the probes then run in the background). */
-export function knownFeatures(remote: string): ServerFeatures | null {
-  const seen = lastSeen.get(remote);
-  return seen === undefined || seen === "3.4" ? null : featuresOf(seen);
+/** What the background probes of a server seen before tell the session once they are answered. */
+export interface Verdict {
+  /** What the server supports now. */
+  learnt(f: ServerFeatures): void;
+  /** The link went, or cannot go on: a ZooKeeperError ends the session (SASL required), an Error the link. */
+  failed(e: Error): void;
+}
+
+/**
+ * What the server on a fresh connection supports. Seen before at 3.5+: what it had, at once, and the probes
+ * settle in the background (`later`); otherwise once they are answered (rejecting with a ZooKeeperError when
+ * the server refuses the session, with an Error when the link is lost).
+ */
+export function learnFeatures(conn: Connection, nextXid: () => number, writer: JuteWriter, later: Verdict): Promise<ServerFeatures> {
+  const seen = lastSeen.get(conn.link.remote);
+  const probed = probeFeatures(conn, nextXid, writer);
+  if (seen === undefined || seen === "3.4") return probed;
+  probed.then(later.learnt, later.failed);
+  return Promise.resolve(featuresOf(seen));
 }
 
 /** Runs the probes on a fresh connection (nothing else in flight but auth and none of our watches). */
-export async function probeFeatures(conn: Connection, nextXid: () => number, writer: JuteWriter): Promise<ServerFeatures> {
+async function probeFeatures(conn: Connection, nextXid: () => number, writer: JuteWriter): Promise<ServerFeatures> {
   const remote = conn.link.remote;
   const seen = lastSeen.get(remote);
   if (seen !== undefined && seen !== "3.4") {

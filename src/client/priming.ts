@@ -7,6 +7,7 @@ import type { JuteWriter } from "../protocol/jute.ts";
 import { writeAuthPacket, writeSetWatches, writeSetWatches2 } from "../protocol/records.ts";
 import type { Connection } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
+import type { ServerFeatures } from "./features.ts";
 import type { Logger } from "./types.ts";
 import type { WatchRegistry } from "./watches.ts";
 
@@ -79,8 +80,16 @@ export interface SetWatchesBody {
   persistentRecursiveWatches: string[];
 }
 
-/** Re-registers every watch on `conn`. Plain SetWatches when a batch has no persistent watch (pre-3.6 servers). */
-export function sendSetWatches(conn: Connection, bodies: SetWatchesBody[], nextXid: () => number, writer: JuteWriter, log: Logger): void {
+/**
+ * Re-registers every watch on `conn`. Plain SetWatches when a batch has no persistent watch (pre-3.6 servers);
+ * none of those to a server older than the one that took them (a downgrade mid-session): SetWatches2 would
+ * drop the link.
+ */
+export function sendSetWatches(conn: Connection, bodies: SetWatchesBody[], features: ServerFeatures, nextXid: () => number, writer: JuteWriter, log: Logger): void {
+  if (!features.persistentWatches && bodies.some((b) => b.persistentWatches.length + b.persistentRecursiveWatches.length > 0)) {
+    log.warn(`zookeeper: server ${conn.link.remote} is ZooKeeper ${features.generation}: persistent watches are not re-registered`);
+    bodies = bodies.map((b) => ({ ...b, persistentWatches: [], persistentRecursiveWatches: [] }));
+  }
   for (const body of bodies) {
     const persistent = body.persistentWatches.length + body.persistentRecursiveWatches.length > 0;
     const opcode = persistent ? OpCode.setWatches2 : OpCode.setWatches;

@@ -9,7 +9,7 @@ import type { ConnectResponse } from "../protocol/records.ts";
 import type { Connection, InFlight } from "./connection.ts";
 import { type DialContext, type Outcome, establish, leftTheList } from "./dial.ts";
 import { ZooKeeperError } from "./errors.ts";
-import { type ServerFeatures, featuresOf, knownFeatures, probeFeatures, unsupported } from "./features.ts";
+import { type ServerFeatures, featuresOf, learnFeatures, unsupported } from "./features.ts";
 import { HostList } from "./hosts.ts";
 import { clientExpiryAfter, leaseLeft } from "./liveness.ts";
 import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
@@ -287,38 +287,25 @@ export class Session {
   private async prime(conn: Connection): Promise<Outcome | undefined> {
     for (const a of this.auths) sendAuth(conn, a, this.writer, (x) => this.authRefused(x));
     const relativeZxid = this.lastZxid; // the probes' replies move lastZxid; catch-up is relative to before
-    const known = knownFeatures(conn.link.remote);
-    const probed = probeFeatures(conn, () => this.nextXid(), this.writer);
-    if (known) {
-      // Seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every later
-      // request's on this link) set the truth, or end the link or the session as awaiting them would.
-      this.features = known;
-      probed.then(
-        (f) => {
+    try {
+      // A server seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every
+      // later request's on this link) set the truth, or end the link or the session as awaiting them would.
+      this.features = await learnFeatures(conn, () => this.nextXid(), this.writer, {
+        learnt: (f) => {
           if (this.sessionConn() === conn) this.features = f;
         },
-        (e: Error) => {
+        failed: (e) => {
           if (this.phase.kind === "closing" || this.phase.kind === "ended") return; // dropped by close(), or moot
           if (e instanceof ZooKeeperError && this.sessionConn() === conn) this.end("authFailed", e.code, e.message);
           else conn.close(e.message); // downgraded to 3.4: reconnect and probe one at a time
         },
-      );
-    } else {
-      try {
-        this.features = await probed;
-      } catch (e) {
-        if (e instanceof ZooKeeperError) return { kind: "fatal", state: "authFailed", code: e.code, reason: e.message };
-        return { kind: "failed", error: new Error("connection lost while priming") };
-      }
+      });
+    } catch (e) {
+      if (e instanceof ZooKeeperError) return { kind: "fatal", state: "authFailed", code: e.code, reason: e.message };
+      return { kind: "failed", error: new Error("connection lost while priming") };
     }
     if (conn.isClosed || !this.dialling) return { kind: "failed", error: new Error("connection lost while priming") };
-    let batches = watchBatches(this.o.watches, relativeZxid);
-    if (!this.features.persistentWatches && batches.some((b) => b.persistentWatches.length + b.persistentRecursiveWatches.length > 0)) {
-      // A server older than the one that took them (a downgrade mid-session): SetWatches2 would drop the link.
-      this.log.warn(`zookeeper: server ${conn.link.remote} is ZooKeeper ${this.features.generation}: persistent watches are not re-registered`);
-      batches = batches.map((b) => ({ ...b, persistentWatches: [], persistentRecursiveWatches: [] }));
-    }
-    sendSetWatches(conn, batches, () => this.nextXid(), this.writer, this.log);
+    sendSetWatches(conn, watchBatches(this.o.watches, relativeZxid), this.features, () => this.nextXid(), this.writer, this.log);
     this.queue.release((frame, inFlight) => this.transmit(conn, frame, inFlight));
     return undefined;
   }
