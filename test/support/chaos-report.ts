@@ -38,7 +38,7 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
       if (e.kind === "ELECTED") elected.push(e.ns);
     }
     for (const l of m.c.p.lines) {
-      if (l.kind !== "WATCH") continue;
+      if (l.kind !== "WATCH" || l.args[1] === "own") continue; // the herd is successors woken, not the owner
       const set = watchers.get(l.args[0]) ?? new Set<string>();
       set.add(id);
       watchers.set(l.args[0], set);

@@ -27,7 +27,9 @@ export function readyGate(): { out(line: string): void; open(readyLine: string):
 export function reportElection(election: LeaderElection, out: (line: string) => void): void {
   election.on("elected", () => out(`ELECTED ${stamp()} ${election.token ?? "-"}`));
   election.on("revoked", (reason) => out(`REVOKED ${stamp()} ${reason}`));
-  election.on("watch", (p) => out(`WATCH ${p}`));
+  // "own": the leader's existence watch on its own znode (it fires when the znode goes from outside, and may
+  // reach an expiring session before the server drops its link): the owner, not a successor woken.
+  election.on("watch", (p) => out(p === election.candidatePath ? `WATCH ${p} own` : `WATCH ${p}`));
   election.on("error", (e) => out(`ERROR ${e.message}`));
 }
 

@@ -2,7 +2,7 @@
 //   npx tsx test/support/participant.ts <connectString> <path> <id> [sessionTimeoutMs]
 //   npx bun test/support/participant.ts ...        npx deno run -A test/support/participant.ts ...
 // Same line protocol as test/interop/LatchParticipant.java (Curator), one flushed line per event:
-//   READY | ELECTED <mono-ns> <epoch-ms> <token> | REVOKED <mono-ns> <epoch-ms> <reason> | WATCH <path>
+//   READY | ELECTED <mono-ns> <epoch-ms> <token> | REVOKED <mono-ns> <epoch-ms> <reason> | WATCH <path> [own]
 //   STATE <state> <mono-ns> <epoch-ms> | LEADER <id|-> | PARTICIPANTS <id,...> | PATH <path> | HAS <bool>
 //   CLOCK <mono-ns> <epoch-ms> | CLOSED | ERROR <text>
 // stdin commands: resign, close, leader?, participants?, path?, has?, clock? (EOF = close).
