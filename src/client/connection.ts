@@ -67,7 +67,8 @@ export class Connection {
   private outboxBytes = 0;
   private flushScheduled = false;
   /** Lazy frames at the outbox's tail, not written yet, and how many of them await a reply. */
-  private deferred = { frames: 0, replies: 0 };
+  private deferredFrames = 0;
+  private deferredReplies = 0;
   private blocked = false;
   private lastSend = 0;
   private lastRecv = 0;
@@ -243,7 +244,7 @@ export class Connection {
       pending.sentAt = this.now();
       (pending.xid === Xid.AUTH ? this.authInFlight : this.inFlight).push(pending);
     }
-    if (lazy && pending && pending.xid !== Xid.AUTH) this.deferred.replies++;
+    if (lazy && pending && pending.xid !== Xid.AUTH) this.deferredReplies++;
     this.enqueue(frame, lazy);
   }
 
@@ -252,8 +253,9 @@ export class Connection {
    * requests with `reason`: closeSession need not wait behind probes nobody will read.
    */
   dropDeferred(reason: string): void {
-    const { frames, replies } = this.deferred;
-    this.deferred = { frames: 0, replies: 0 };
+    const frames = this.deferredFrames;
+    const replies = this.deferredReplies;
+    this.deferredFrames = this.deferredReplies = 0;
     for (const f of this.outbox.splice(this.outbox.length - frames, frames)) this.outboxBytes -= f.length;
     const dropped: InFlight[] = [];
     for (let i = 0; i < replies; i++) dropped.push(this.inFlight.pop()!);
@@ -263,8 +265,8 @@ export class Connection {
   private enqueue(frame: Uint8Array, lazy = false): void {
     this.outbox.push(frame);
     this.outboxBytes += frame.length;
-    if (lazy) this.deferred.frames++;
-    else if (this.deferred.frames > 0) this.deferred = { frames: 0, replies: 0 }; // they go in this write
+    if (lazy) this.deferredFrames++;
+    else this.deferredFrames = this.deferredReplies = 0; // they go in this write
     if (!lazy && !this.flushScheduled) {
       this.flushScheduled = true;
       // Batch everything queued in this tick into one write.
@@ -276,7 +278,7 @@ export class Connection {
   }
 
   private flush(): void {
-    if (!this.blocked && this.closedReason === null) this.deferred = { frames: 0, replies: 0 }; // all of it goes now (or at the next drain)
+    if (!this.blocked && this.closedReason === null) this.deferredFrames = this.deferredReplies = 0; // all of it goes now (or at the next drain)
     while (!this.blocked && this.outbox.length > 0 && this.closedReason === null) {
       let batch: Uint8Array;
       if (this.outbox.length === 1) {

@@ -157,16 +157,15 @@ export interface Verdict {
  */
 export function learnFeatures(conn: Connection, nextXid: () => number, writer: JuteWriter, later: Verdict): Promise<ServerFeatures> {
   const seen = lastSeen.get(conn.link.remote);
-  const probed = probeFeatures(conn, nextXid, writer);
+  const probed = probeFeatures(conn, seen, nextXid, writer);
   if (seen === undefined || seen === "3.4") return probed;
   probed.then(later.learnt, later.failed);
   return Promise.resolve(featuresOf(seen));
 }
 
-/** Runs the probes on a fresh connection (nothing else in flight but auth and none of our watches). */
-async function probeFeatures(conn: Connection, nextXid: () => number, writer: JuteWriter): Promise<ServerFeatures> {
+/** Runs the probes on a fresh connection (nothing else in flight but auth and none of our watches); `seen`: what lastSeen held. */
+async function probeFeatures(conn: Connection, seen: ServerGeneration | undefined, nextXid: () => number, writer: JuteWriter): Promise<ServerFeatures> {
   const remote = conn.link.remote;
-  const seen = lastSeen.get(remote);
   if (seen !== undefined && seen !== "3.4") {
     // Nobody waits for these (the session is connected on what the server had): they go out with the
     // link's next write (connect + close: in closeSession's), so they cost no write of their own.
