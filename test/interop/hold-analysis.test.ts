@@ -9,13 +9,18 @@ const hold = (id: string, from: number, to: number | null, token: number): HeldI
   start: ms(from),
   end: to === null ? null : ms(to),
   token: BigInt(token),
-  receivedNs: ms(from + 0.5),
 });
 
 describe("lock torture verdicts", () => {
   it("passes a clean history", () => {
     const v = analyseHolds([hold("a", 0, 10, 1), hold("b", 12, 20, 2), hold("a", 21, 30, 3)], [ms(11), ms(20.5)]);
     assert.deepEqual(v, { overlaps: [], maxWakesPerRelease: 1, tokensIncreasing: true });
+  });
+  it("counts wake-ups by their own stamps: a successor woken 2 ms after its predecessor's hold began is one wake", () => {
+    // a holds from 0, b is woken at 2 (a released early) and holds from 3, c is woken at 4: one wake each
+    const v = analyseHolds([hold("a", 0, 1.9, 1), hold("b", 3, 3.9, 2), hold("c", 5, 6, 3)], [ms(2), ms(4)]);
+    assert.equal(v.maxWakesPerRelease, 1);
+    assert.equal(analyseHolds([hold("a", 0, 1.9, 1), hold("b", 3, 3.9, 2)], [ms(2), ms(2.5)]).maxWakesPerRelease, 2);
   });
   it("catches an overlap, a never-closed hold, two wakes in one release and a token going back", () => {
     const v = analyseHolds([hold("a", 0, 10, 1), hold("b", 5, 20, 3), hold("c", 25, null, 2), hold("d", 40, 50, 4)], [ms(21), ms(22)]);

@@ -6,18 +6,22 @@ export interface HeldInterval {
   start: bigint;
   end: bigint | null; // null: never closed (the run ended while held)
   token: bigint;
-  receivedNs: bigint; // when its HOLD line reached the test process
 }
 
 export interface HoldVerdict {
   /** Pairs of holds that intersect by more than the holder's clock-sync error + 1 ms. */
   overlaps: string[];
-  /** The most waiter wake-ups (WATCH lines, by arrival) between two consecutive HOLD arrivals. */
+  /**
+   * The most waiter wake-ups between two consecutive hold starts, all on the one clock (each wake as
+   * the waiter stamped it). Not by arrival at the test process: lines from different processes cross
+   * different pipes, and on a busy machine a holder's HOLD can arrive after its successor's wake-up.
+   */
   maxWakesPerRelease: number;
   /** Tokens strictly increasing in hold order. */
   tokensIncreasing: boolean;
 }
 
+/** `wakes`: when each waiter's predecessor watch fired, on the holds' clock. */
 export function analyseHolds(holds: readonly HeldInterval[], wakes: readonly bigint[]): HoldVerdict {
   const sorted = [...holds].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   const overlaps: string[] = [];
@@ -32,9 +36,8 @@ export function analyseHolds(holds: readonly HeldInterval[], wakes: readonly big
     }
   }
   let maxWakesPerRelease = 0;
-  const byArrival = [...holds].sort((a, b) => (a.receivedNs < b.receivedNs ? -1 : 1));
-  for (let i = 1; i < byArrival.length; i++) {
-    const n = wakes.filter((w) => w > byArrival[i - 1].receivedNs && w <= byArrival[i].receivedNs).length;
+  for (let i = 1; i < sorted.length; i++) {
+    const n = wakes.filter((w) => w > sorted[i - 1].start && w <= sorted[i].start).length;
     maxWakesPerRelease = Math.max(maxWakesPerRelease, n);
   }
   return { overlaps, maxWakesPerRelease, tokensIncreasing: sorted.every((h, i) => i === 0 || h.token > sorted[i - 1].token) };

@@ -50,7 +50,7 @@ export async function runTorture(cfg: TortureConfig): Promise<TortureRecord> {
     const c = await spawnContender({ kind, connectString: cfg.connectString, path: cfg.path, id: `${kind}-${serial++}`, sessionMs: cfg.sessionMs, role: "lock", variant: cfg.naming });
     const take = (l: LineEvent): void => {
       if (l.kind === "HOLD") {
-        const h = { who: c, start: c.at(l), end: null, token: BigInt(l.args[2]), receivedNs: l.receivedNs };
+        const h = { who: c, start: c.at(l), end: null, token: BigInt(l.args[2]) };
         holds.push(h);
         open.set(c, h);
         onHold?.();
@@ -58,7 +58,11 @@ export async function runTorture(cfg: TortureConfig): Promise<TortureRecord> {
         const h = open.get(c);
         if (h) h.end = c.at(l);
         open.delete(c);
-      } else if (l.kind === "WATCH") wakes.push(l.receivedNs);
+      } else if (l.kind === "WATCH") {
+        const ns = c.localNs(l); // zookeeper-ts waiters stamp their wake-ups
+        if (ns === null) throw new Error(`${c.id}: unstamped wake-up line "${l.line}"`);
+        wakes.push(ns);
+      }
     };
     for (const l of c.lines) take(l); // lines that came before READY was seen
     c.onLine(take);

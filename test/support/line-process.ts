@@ -122,8 +122,9 @@ export class LineProcess {
 
   private handleLine(line: string): void {
     const [kind, ...args] = line.split(" ");
-    const at = kind === "STATE" ? 1 : 0;
-    const stamped = kind === "ELECTED" || kind === "REVOKED" || kind === "CLOCK" || kind === "STATE";
+    // STATE <state> <ns> <ms>; WATCH <path> [<ns> <ms>] (a lock contender stamps its wake-ups); the rest lead with <ns>.
+    const at = kind === "STATE" || kind === "WATCH" ? 1 : 0;
+    const stamped = kind === "ELECTED" || kind === "REVOKED" || kind === "CLOCK" || kind === "STATE" || (kind === "WATCH" && /^\d+$/.test(args[1] ?? ""));
     const l: LineEvent = {
       kind,
       args,

@@ -1,7 +1,7 @@
 // A zookeeper-ts Lock or LeaderElection participant as its own OS process, on the line protocol of
 // test/interop/MutexParticipant.java and kazoo_participant.py (stamps: process.hrtime.bigint()):
 //   npx tsx test/support/lock-participant.ts <connectString> <path> <id> <sessionMs> <lock:curator|lock:kazoo|election:PROTOCOL> [holdMs]
-//   READY | HOLD <ns> <ms> <token> | FREE <ns> <ms> (the last moment isHeld was still true) | WATCH <path>
+//   READY | HOLD <ns> <ms> <token> | FREE <ns> <ms> (the last moment isHeld was still true) | WATCH <path> <ns> <ms>
 //   ELECTED <ns> <ms> <token> | REVOKED <ns> <ms> <reason> | STATE ... | LEADER | PARTICIPANTS | SERVER | CLOCK | CLOSED
 // stdin: close, leader?, participants?, server?, has?, clock? (EOF = close).
 import process from "node:process";
@@ -31,7 +31,7 @@ if (mode === "election") {
 } else {
   const l = new Lock(zk, path, { id, naming: variant as LockNaming });
   lock = l;
-  l.on("watch", (p) => emit(`WATCH ${p}`));
+  l.on("watch", (p) => emit(`WATCH ${p} ${stamp()}`));
   void (async () => {
     for (;;) {
       try {
