@@ -35,7 +35,9 @@ export type ParticipantEvent = LineEvent;
 
 const compiled = new Map<string, Promise<string>>();
 
-// Compiles once per source content and classpath into a cache dir; another process racing us is harmless.
+// Compiles once per source content and classpath into a cache dir named by their hash. The dir only ever appears
+// complete (a rename of a finished temporary dir) and is never removed: other processes may be running from it, and
+// two test files racing to compile the same source both end up with the first dir renamed into place.
 export function compileParticipant(): Promise<string> {
   return compileJava(SOURCE);
 }
@@ -49,17 +51,19 @@ export function compileJava(source: string): Promise<string> {
     const cp = await curatorClasspath();
     const hash = createHash("sha256").update(src).update(cp.join(":")).digest("hex").slice(0, 16);
     const dir = path.join(os.tmpdir(), "zookeeper-ts-interop", hash);
-    const main = `${path.basename(source, ".java")}.class`;
-    const fresh = await fs.stat(path.join(dir, main)).then(
-      async (cls) => cls.mtimeMs >= (await fs.stat(source)).mtimeMs,
-      () => false,
-    );
-    if (fresh) return dir;
+    const main = path.join(dir, `${path.basename(source, ".java")}.class`);
+    const built = () => fs.stat(main).then(() => true, () => false);
+    if (await built()) return dir;
     await fs.mkdir(path.dirname(dir), { recursive: true });
     const tmp = await fs.mkdtemp(`${dir}-tmp-`);
-    await run("javac", ["-nowarn", "-d", tmp, "-cp", cp.join(":"), source]);
-    await fs.rm(dir, { recursive: true, force: true });
-    await fs.rename(tmp, dir).catch(() => fs.rm(tmp, { recursive: true, force: true }));
+    try {
+      await run("javac", ["-nowarn", "-d", tmp, "-cp", cp.join(":"), source]);
+      await fs.rename(tmp, dir).catch(async (err: unknown) => {
+        if (!(await built())) throw err; // not another compiler's finished dir in the way
+      });
+    } finally {
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
     return dir;
   })();
   compiled.set(source, job);
