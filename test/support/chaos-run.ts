@@ -118,14 +118,38 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
     spawning.add(s);
   };
 
-  /** The next ELECTED (from anyone) that arrives after `after`. */
-  const nextElected = async (after: bigint, timeoutMs: number, what: string): Promise<Member> => {
-    const deadline = performance.now() + timeoutMs;
+  /** When a participant (any incarnation) first reported "connected" after `after`, by arrival, or null. */
+  const firstConnected = (after: bigint): bigint | null => {
+    let first: bigint | null = null;
+    for (const m of members) {
+      for (const l of m.c.p.lines) {
+        if (l.kind === "STATE" && l.args[0] === "connected" && l.receivedNs > after && (first === null || l.receivedNs < first)) first = l.receivedNs;
+      }
+    }
+    return first;
+  };
+
+  /**
+   * The next ELECTED (from anyone) that arrives after `after`, within `timeoutMs`. With `quorumLost` (the ZK
+   * leader was killed) the time counts from the quorum's return, as the report times it: until a survivor
+   * is elected ZK leader nobody can connect, and on a loaded machine that can outlast every participant's
+   * session (they expire, exit and are respawned; a respawn's start is the machine's time too). Waiting for
+   * the quorum itself is capped at QUORUM_MS.
+   */
+  const nextElected = async (after: bigint, timeoutMs: number, what: string, quorumLost = false): Promise<Member> => {
+    const QUORUM_MS = 60_000;
+    const started = performance.now();
     for (;;) {
       const hit = electedAt.find((e) => e.received > after);
       if (hit) return hit.m;
+      if (spawnError) throw spawnError;
+      let deadline = started + timeoutMs;
+      if (quorumLost) {
+        const back = firstConnected(after);
+        deadline = back === null ? started + QUORUM_MS : Math.max(deadline, started + Number(back - after) / 1e6 + timeoutMs);
+      }
       const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`no new leader within ${timeoutMs} ms after ${what}; ${state()}`);
+      if (left <= 0) throw new Error(`no new leader within ${timeoutMs} ms after ${what}${quorumLost ? " (from the quorum's return)" : ""}; ${state()}`);
       await new Promise<void>((r) => {
         const t = setTimeout(r, Math.min(left, 200));
         electedWaiter = () => (clearTimeout(t), r());
@@ -212,7 +236,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
       }
       actions.push({ n, kind, ns, leader: leader.c.id, server: server?.id, serverMode });
       const bound = kind === "resign" || kind === "close" ? 10_000 : crashBound();
-      const next = await nextElected(ns, bound, `${kind} of ${leader.c.id}`);
+      const next = await nextElected(ns, bound, `${kind} of ${leader.c.id}`, kind === "server" && serverMode === "leader");
       if (kind === "stop") {
         await hold(Math.floor(rnd() * 300));
         const cont = now(); // before SIGCONT: nothing it does can carry an earlier stamp

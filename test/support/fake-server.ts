@@ -165,8 +165,14 @@ export async function startFakeServer(opts: FakeServerOptions): Promise<FakeServ
           for (;;) {
             const f = await frames.next();
             xid = f.length >= 8 ? f.readInt32BE(4) : 0;
-            if (isFeatureProbe(f)) {
-              s.write(noNodeReply(xid)); // like a 3.4 server: no further probe; the next request is the user's
+            // The feature probes are answered as the 3.8 server behind it would (config node there, no
+            // persistent-recursive watch type): whatever the client remembers of this host:port (a port the
+            // OS gave a real server earlier in the same process), it stays on this link, and the next request
+            // is the user's. Answered "like 3.4" (NONODE), a client that had seen a 3.8 server on the same
+            // port dropped the link as "now ZooKeeper 3.4" before the garbage could be tested (Bun, loaded run).
+            const probe = featureProbe(f);
+            if (probe !== null) {
+              s.write(probe === "config" ? configReply(xid) : errorReply(xid, -8)); // BADARGUMENTS: not 3.9's NOWATCHER
               continue;
             }
             if (xid >= 0) break;
@@ -320,16 +326,30 @@ export async function startMutatingRelay(upstream: { host: string; port: number 
 }
 
 /** The client's first feature probe while priming a connection: exists("/zookeeper/config") (opcode 3). */
-function isFeatureProbe(f: Buffer): boolean {
+/** Which of the client's feature probes (features.ts) the request frame `f` is, if any. */
+function featureProbe(f: Buffer): "config" | "removal" | null {
+  if (f.length < 12) return null;
+  const op = f.readInt32BE(8);
+  if (op === 18) return "removal"; // removeWatches: only the probe sends it before the user's first request
   const path = "/zookeeper/config";
-  return f.length >= 16 + path.length && f.readInt32BE(8) === 3 && f.readInt32BE(12) === path.length && f.toString("utf8", 16, 16 + path.length) === path;
+  const config = op === 3 && f.length >= 16 + path.length && f.readInt32BE(12) === path.length && f.toString("utf8", 16, 16 + path.length) === path;
+  return config ? "config" : null;
 }
 
-function noNodeReply(xid: number): Buffer {
+function errorReply(xid: number, err: number): Buffer {
   const b = Buffer.alloc(20);
   b.writeInt32BE(16, 0);
   b.writeInt32BE(xid, 4);
   b.writeBigInt64BE(1n, 8);
-  b.writeInt32BE(-101, 16); // NONODE
+  b.writeInt32BE(err, 16);
+  return b;
+}
+
+/** exists("/zookeeper/config") answered: the node is there (a Stat of zeros). */
+function configReply(xid: number): Buffer {
+  const b = Buffer.alloc(4 + 16 + 68);
+  b.writeInt32BE(16 + 68, 0);
+  b.writeInt32BE(xid, 4);
+  b.writeBigInt64BE(1n, 8);
   return b;
 }
