@@ -66,9 +66,8 @@ export class Connection {
   private outbox: Uint8Array[] = [];
   private outboxBytes = 0;
   private flushScheduled = false;
-  /** Lazy frames at the outbox's tail, not written yet, and how many of them await a reply. */
-  private deferredFrames = 0;
-  private deferredReplies = 0;
+  /** Runs just before the link's next frame is queued (see beforeNextWrite). */
+  private beforeWrite: (() => void) | null = null;
   private blocked = false;
   private lastSend = 0;
   private lastRecv = 0;
@@ -231,43 +230,49 @@ export class Connection {
 
   // --- requests ---
 
-  /**
-   * Queues a request frame; `pending` gets its reply (absent for fire-and-forget frames). A `lazy` frame
-   * waits for the next write (another request's, or at the latest the next ping's) instead of costing one.
-   */
-  send(frame: Uint8Array, pending?: InFlight, lazy = false): void {
+  /** Queues a request frame; `pending` gets its reply (absent for fire-and-forget frames). */
+  send(frame: Uint8Array, pending?: InFlight): void {
     if (this.closedReason !== null) {
       pending?.onFail(ErrorCode.CONNECTIONLOSS, this.closedReason);
       return;
     }
+    this.runBeforeWrite(); // its frames (and replies) go ahead of this one
     if (pending) {
       pending.sentAt = this.now();
       (pending.xid === Xid.AUTH ? this.authInFlight : this.inFlight).push(pending);
     }
-    if (lazy && pending && pending.xid !== Xid.AUTH) this.deferredReplies++;
-    this.enqueue(frame, lazy);
+    this.enqueue(frame);
   }
 
   /**
-   * Takes back the lazy frames not written yet (the newest in the outbox and in flight) and fails their
-   * requests with `reason`: closeSession need not wait behind probes nobody will read.
+   * Runs `queue` (which sends frames of its own) just before the next frame is queued, so that its frames go
+   * first and in that frame's write (a request's, at the latest the next ping's), or at once when a write is
+   * already due: frames that cost no write of their own. Nothing is built, and nothing runs, if the link ends
+   * first or `dropBeforeNextWrite()` comes first (connect + close: closeSession goes alone).
    */
-  dropDeferred(reason: string): void {
-    const frames = this.deferredFrames;
-    const replies = this.deferredReplies;
-    this.deferredFrames = this.deferredReplies = 0;
-    for (const f of this.outbox.splice(this.outbox.length - frames, frames)) this.outboxBytes -= f.length;
-    const dropped: InFlight[] = [];
-    for (let i = 0; i < replies; i++) dropped.push(this.inFlight.pop()!);
-    for (const p of dropped.reverse()) p.onFail(ErrorCode.CONNECTIONLOSS, reason);
+  beforeNextWrite(queue: () => void): void {
+    if (this.closedReason !== null) return;
+    if (this.flushScheduled) queue();
+    else this.beforeWrite = queue;
   }
 
-  private enqueue(frame: Uint8Array, lazy = false): void {
+  /** Forgets what `beforeNextWrite` was given (close(): closeSession need not wait behind probes nobody will read). */
+  dropBeforeNextWrite(): void {
+    this.beforeWrite = null;
+  }
+
+  private runBeforeWrite(): void {
+    const queue = this.beforeWrite;
+    if (queue === null) return;
+    this.beforeWrite = null;
+    queue();
+  }
+
+  private enqueue(frame: Uint8Array): void {
+    this.runBeforeWrite();
     this.outbox.push(frame);
     this.outboxBytes += frame.length;
-    if (lazy) this.deferredFrames++;
-    else this.deferredFrames = this.deferredReplies = 0; // they go in this write
-    if (!lazy && !this.flushScheduled) {
+    if (!this.flushScheduled) {
       this.flushScheduled = true;
       // Batch everything queued in this tick into one write.
       queueMicrotask(() => {
@@ -278,7 +283,6 @@ export class Connection {
   }
 
   private flush(): void {
-    if (!this.blocked && this.closedReason === null) this.deferredFrames = this.deferredReplies = 0; // all of it goes now (or at the next drain)
     while (!this.blocked && this.outbox.length > 0 && this.closedReason === null) {
       let batch: Uint8Array;
       if (this.outbox.length === 1) {
@@ -364,6 +368,7 @@ export class Connection {
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = null;
     this.outbox = [];
+    this.beforeWrite = null;
     this.link.close();
     this.log.debug(`zookeeper: connection closed: ${reason}`);
     if (this.handshake) {

@@ -102,9 +102,9 @@ export function unsupported(f: ServerFeatures, needs: Needs | undefined): string
 }
 
 /** A request sent during priming: resolves with the reply's error code (rejects when the link goes). */
-function ask(conn: Connection, xid: number, opcode: number, frame: Uint8Array, lazy = false): Promise<number> {
+function ask(conn: Connection, xid: number, opcode: number, frame: Uint8Array): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    conn.send(frame, { xid, opcode, onReply: (h) => resolve(h.err), onFail: (_code, reason) => reject(new Error(reason)) }, lazy);
+    conn.send(frame, { xid, opcode, onReply: (h) => resolve(h.err), onFail: (_code, reason) => reject(new Error(reason)) });
   });
 }
 
@@ -167,12 +167,15 @@ export function learnFeatures(conn: Connection, nextXid: () => number, writer: J
 async function probeFeatures(conn: Connection, seen: ServerGeneration | undefined, nextXid: () => number, writer: JuteWriter): Promise<ServerFeatures> {
   const remote = conn.link.remote;
   if (seen !== undefined && seen !== "3.4") {
-    // Nobody waits for these (the session is connected on what the server had): they go out with the
-    // link's next write (connect + close: in closeSession's), so they cost no write of their own.
+    // Nobody waits for these (the session is connected on what the server had): they are built and sent
+    // just before the link's next frame, in its write, so they cost no write of their own, and nothing at
+    // all when the link ends first (connect + close: closeSession goes alone). Their xids are taken now,
+    // so they stay ahead of that frame's on the wire.
     const xid1 = nextXid();
-    const config = ask(conn, xid1, OpCode.exists, configProbe(xid1, writer), true);
     const xid2 = nextXid();
-    const removal = ask(conn, xid2, OpCode.removeWatches, removalProbe(xid2, writer), true);
+    const [config, removal] = await new Promise<[Promise<number>, Promise<number>]>((sent) =>
+      conn.beforeNextWrite(() => sent([ask(conn, xid1, OpCode.exists, configProbe(xid1, writer)), ask(conn, xid2, OpCode.removeWatches, removalProbe(xid2, writer))])),
+    );
     removal.catch(() => {}); // awaited below, unless the first probe already decided
     const c = await config;
     if (c === ErrorCode.NONODE) {

@@ -432,7 +432,7 @@ export class Session {
     this.transition({ kind: "closing", was: this.shown, conn: p.kind === "connected" ? p.conn : p.attempt });
     const conn = this.liveConn();
     if (conn) {
-      conn.dropDeferred("the session is closing"); // unsent feature probes: their answers are moot now
+      conn.dropBeforeNextWrite(); // the unsent feature probes: their answers are moot now
       const timeout = Math.min(this.negotiatedTimeout || 5000, 5000);
       await new Promise<void>((resolve) => {
         const t = this.timers.setTimeout(resolve, timeout);
