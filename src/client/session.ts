@@ -273,7 +273,7 @@ export class Session {
           p.expiry = null;
         }
       },
-      onNotification: (ev, zxid) => this.notify({ ...ev, zxid }),
+      onNotification: (ev, zxid) => this.notify(ev, zxid),
       onResume: this.resumed,
       onZxid: (zxid) => {
         if (zxid > this.lastZxid) this.lastZxid = zxid;
@@ -384,11 +384,11 @@ export class Session {
 
   // --- notifications ---
 
-  private notify(ev: { type: number; state: number; path: string; zxid: bigint }): void {
+  private notify(ev: { type: number; state: number; path: string }, zxid: bigint): void {
     // Only 3.9+ servers put the change's zxid on a notification (-1 before, and for catch-up events).
-    if (ev.zxid !== -1n && !this.features.eventZxid) this.features = featuresOf("3.9+");
+    if (zxid !== -1n && !this.features.eventZxid) this.features = featuresOf("3.9+");
     const watchers = this.o.watches.trigger(ev.type, ev.path);
-    this.o.onWatchEvent(ev, watchers);
+    this.o.onWatchEvent(ev, zxid, watchers);
   }
 
   // --- read-only probing ---

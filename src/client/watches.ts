@@ -70,42 +70,43 @@ export class WatchRegistry {
    * Persistent-recursive watches on the path or any ancestor fire for every type except
    * NodeChildrenChanged (the server never sends that to them).
    */
-  trigger(type: number, path: string): Set<Watcher> {
-    const out = new Set<Watcher>();
-    const take = (kind: WatchKind): void => {
-      const set = this.tables[kind].get(path);
-      if (!set) return;
-      this.tables[kind].delete(path);
-      for (const w of set) out.add(w);
-    };
+  trigger(type: number, path: string): Watcher[] {
+    // Usually one set contributes (a one-shot data watch): its watchers are distinct already. Only when
+    // several do can one watcher be in two of them, and only then is the result deduplicated.
+    const found: Set<Watcher>[] = [];
+    const t = this.tables;
     switch (type) {
       case EventType.NodeCreated:
       case EventType.NodeDataChanged:
-        take("data");
-        take("exist");
+        take(t.data, path, found);
+        take(t.exist, path, found);
         break;
       case EventType.NodeDeleted:
-        take("data");
-        take("exist");
-        take("child");
+        take(t.data, path, found);
+        take(t.exist, path, found);
+        take(t.child, path, found);
         break;
       case EventType.NodeChildrenChanged:
-        take("child");
+        take(t.child, path, found);
         break;
     }
-    const persistent = this.tables.persistent.get(path);
-    if (persistent) for (const w of persistent) out.add(w);
-    if (type !== EventType.NodeChildrenChanged && this.tables.persistentRecursive.size > 0) {
+    const persistent = t.persistent.get(path);
+    if (persistent) found.push(persistent);
+    if (type !== EventType.NodeChildrenChanged && t.persistentRecursive.size > 0) {
       let p = path;
       for (;;) {
-        const set = this.tables.persistentRecursive.get(p);
-        if (set) for (const w of set) out.add(w);
+        const set = t.persistentRecursive.get(p);
+        if (set) found.push(set);
         if (p === "/") break;
         const i = p.lastIndexOf("/");
         p = i <= 0 ? "/" : p.slice(0, i);
       }
     }
-    return out;
+    if (found.length === 0) return [];
+    if (found.length === 1) return [...found[0]!];
+    const out = new Set<Watcher>();
+    for (const set of found) for (const w of set) out.add(w);
+    return [...out];
   }
 
   /** Whether any watcher still needs the server's data table (resp. child table) for this path. */
@@ -114,4 +115,12 @@ export class WatchRegistry {
     if (table === "child") return this.has("child", path);
     return this.has("data", path) || this.has("exist", path) || this.has("persistentRecursive", path);
   }
+}
+
+/** A one-shot table's watchers for `path`, taken out of it. */
+function take(table: Map<string, Set<Watcher>>, path: string, found: Set<Watcher>[]): void {
+  const set = table.get(path);
+  if (set === undefined) return;
+  table.delete(path);
+  found.push(set);
 }

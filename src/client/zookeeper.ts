@@ -74,8 +74,10 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       ...base,
       watches: this.watches,
       onState: (state) => this.emitSafely(state),
-      onWatchEvent: (ev, watchers) => this.deliver(watchers, { type: ev.type as EventType, state: ev.state as KeeperState, path: stripChroot(this.chroot, ev.path), zxid: ev.zxid === -1n ? undefined : ev.zxid }),
-      onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state: state as KeeperState, path: null, zxid: undefined }),
+      onWatchEvent: (ev, zxid, watchers) => {
+        if (watchers.length > 0) this.deliver(watchers, { type: ev.type as EventType, state: ev.state as KeeperState, path: stripChroot(this.chroot, ev.path), zxid: zxid === -1n ? undefined : zxid });
+      },
+      onSessionEvent: (state) => this.deliver([...this.watches.all()], { type: EventType.None, state: state as KeeperState, path: null, zxid: undefined }),
       onResume: () => void emitIsolated(this, this, "ZooKeeper", "resumed"),
     });
   }
@@ -178,7 +180,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
 
   // A throwing "state" listener or watcher is reported (reportListenerError); the others still run.
   private readonly emitSafely = (state: SessionState): void => void emitIsolated(this, this, "ZooKeeper", "state", state);
-  private readonly deliver = (watchers: Iterable<Watcher>, event: WatchedEvent): void => deliverIsolated(this, watchers, event);
+  private readonly deliver = (watchers: Watcher[], event: WatchedEvent): void => deliverIsolated(this, watchers, event);
 
   /**
    * Reports what a listener threw by the one policy of the client and the recipes (README "Listener errors"): logged
