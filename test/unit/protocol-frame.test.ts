@@ -3,6 +3,7 @@
 import { describe, it } from "../support/bdd.ts";
 import { concat, hex, recordingAllocations, unhex } from "../support/bytes.ts";
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import fc from "fast-check";
 import {
   DEFAULT_MAX_BUFFER,
@@ -106,6 +107,16 @@ describe("FrameDecoder", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("hands out plain Uint8Array views of a Buffer chunk: the frame's bytes, no copy, no Buffer species", () => {
+    const chunk = Buffer.from(stream); // what node:net gives (Bun and Deno too)
+    const frames = new FrameDecoder().push(chunk);
+    assert.deepStrictEqual(frames.map(hex), expected);
+    for (const f of frames) {
+      assert.equal(Object.getPrototypeOf(f), Uint8Array.prototype, "a plain Uint8Array, not a Buffer");
+      assert.equal(f.buffer, chunk.buffer, "a view of the chunk, not a copy");
+    }
   });
 
   it("ignores empty pushes", () => {
