@@ -43,10 +43,15 @@ export interface InternalOptions extends ConnectOptions {
   dialer?: Dialer;
 }
 
-type Callbacks = "watches" | "onState" | "onWatchEvent" | "onSessionEvent";
+/** What the client gives the session besides ConnectOptions: its watch registry and its callbacks. */
+export type SessionCallbacks = Pick<SessionOptions, "watches" | "onState" | "onWatchEvent" | "onSessionEvent" | "onResume">;
 
-/** Checks and completes the options; throws BADARGUMENTS. */
-export function sessionOptions(hosts: readonly HostPort[], options: InternalOptions, logger: Logger): Omit<SessionOptions, Callbacks> {
+/**
+ * Checks and completes the options; throws BADARGUMENTS. One object literal, not `{ ...checked, ...callbacks }`:
+ * V8 gave every spread-then-extended options object maps of its own, which outlived the session (every
+ * session's objects survived the next scavenge; a third of connect + close's instructions went to the GC).
+ */
+export function sessionOptions(hosts: readonly HostPort[], options: InternalOptions, logger: Logger, callbacks: SessionCallbacks): SessionOptions {
   const num = (name: keyof ConnectOptions, dflt: number): number => {
     const v = options[name] ?? dflt;
     if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) throw badArguments(`${name} must be a positive number`, "connect");
@@ -73,5 +78,10 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     dialer: options.dialer ?? ((target, handlers, opts) => transport.connect(target, handlers, opts)),
     clock,
     fourLetter: (host, cmd) => fourLetterWord(host, cmd, 2000, options.tls),
+    watches: callbacks.watches,
+    onState: callbacks.onState,
+    onWatchEvent: callbacks.onWatchEvent,
+    onSessionEvent: callbacks.onSessionEvent,
+    onResume: callbacks.onResume,
   };
 }

@@ -68,10 +68,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     }
     this.chroot = parsed.chroot;
     this.log = options.logger ?? silent;
-    const base = sessionOptions(parsed.hosts, options, this.log);
-    this.maxBufferSize = base.maxBufferSize;
-    this.session = new Session({
-      ...base,
+    const o = sessionOptions(parsed.hosts, options, this.log, {
       watches: this.watches,
       onState: (state) => this.emitSafely(state),
       onWatchEvent: (ev, zxid, watchers) => {
@@ -80,6 +77,8 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       onSessionEvent: (state) => this.deliver([...this.watches.all()], { type: EventType.None, state: state as KeeperState, path: null, zxid: undefined }),
       onResume: () => void emitIsolated(this, this, "ZooKeeper", "resumed"),
     });
+    this.maxBufferSize = o.maxBufferSize;
+    this.session = new Session(o);
   }
 
   /**
