@@ -236,12 +236,13 @@ export class Connection {
       pending?.onFail(ErrorCode.CONNECTIONLOSS, this.closedReason);
       return;
     }
-    this.runBeforeWrite(); // its frames (and replies) go ahead of this one
+    // Queued before its reply is awaited: frames that beforeNextWrite's callback sends go ahead of this
+    // one, on the wire and in flight alike.
+    this.enqueue(frame);
     if (pending) {
       pending.sentAt = this.now();
       (pending.xid === Xid.AUTH ? this.authInFlight : this.inFlight).push(pending);
     }
-    this.enqueue(frame);
   }
 
   /**

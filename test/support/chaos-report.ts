@@ -1,7 +1,7 @@
 // Turns a chaos run into findings (safety violations, failover latencies per action kind, herd size)
 // and a printable summary table.
 import { foreignWork, intervalsOf, ms, overlaps, quantiles, setOrigin, type Interval, type Violation } from "./chaos-history.ts";
-import { timedEvents, type ActionKind, type ChaosRecord } from "./chaos-run.ts";
+import { firstConnected, timedEvents, type ActionKind, type ChaosRecord } from "./chaos-run.ts";
 
 export interface ChaosFindings {
   violations: Violation[];
@@ -81,7 +81,7 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
       // the machine's time), and that new leader gives every session a fresh full timeout, so the old
       // leader's ephemeral goes only a session timeout after the quorum serves again. Time the
       // election from there (the first participant reconnected); the quorum's return is shown apart.
-      const back = quorumBack(rec, a.ns, next);
+      const back = firstConnected(rec.members, a.ns, next);
       if (back !== null) {
         (latencyMs["server:quorum"] ??= []).push(Number(back - a.ns) / 1e6);
         latency = Number(next - back) / 1e6;
@@ -105,19 +105,6 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
   const f = { violations, intervals, changes, actionsByKind, latencyMs, slow, worst: Object.values(worst).map((w) => w.what), herdMax, herds, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
   f.table = table(rec, f);
   return f;
-}
-
-/** The first STATE connected stamp of any participant (our clock) in (from, to], or null. */
-function quorumBack(rec: ChaosRecord, from: bigint, to: bigint): bigint | null {
-  let first: bigint | null = null;
-  for (const m of rec.members) {
-    for (const l of m.c.p.lines) {
-      if (l.kind !== "STATE" || l.args[0] !== "connected") continue;
-      const ns = m.c.p.localNs(l);
-      if (ns !== null && ns > from && ns <= to && (first === null || ns < first)) first = ns;
-    }
-  }
-  return first;
 }
 
 /** The old leader's REVOKED stamp (our clock) in (from, to], or null. */

@@ -118,17 +118,6 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
     spawning.add(s);
   };
 
-  /** When a participant (any incarnation) first reported "connected" after `after`, by arrival, or null. */
-  const firstConnected = (after: bigint): bigint | null => {
-    let first: bigint | null = null;
-    for (const m of members) {
-      for (const l of m.c.p.lines) {
-        if (l.kind === "STATE" && l.args[0] === "connected" && l.receivedNs > after && (first === null || l.receivedNs < first)) first = l.receivedNs;
-      }
-    }
-    return first;
-  };
-
   /**
    * The next ELECTED (from anyone) that arrives after `after`, within `timeoutMs`. With `quorumLost` (the ZK
    * leader was killed) the time counts from the quorum's return, as the report times it: until a survivor
@@ -145,7 +134,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
       if (spawnError) throw spawnError;
       let deadline = started + timeoutMs;
       if (quorumLost) {
-        const back = firstConnected(after);
+        const back = firstConnected(members, after);
         deadline = back === null ? started + QUORUM_MS : Math.max(deadline, started + Number(back - after) / 1e6 + timeoutMs);
       }
       const left = deadline - performance.now();
@@ -266,6 +255,19 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
     await restarting?.catch(() => {});
   }
   return { config: cfg, startNs, endNs: now(), actions, members, elections: electedAt.length, negotiatedMs };
+}
+
+/** The first "STATE connected" stamp (our clock) of any participant in (from, to], or null: when the quorum served again. */
+export function firstConnected(members: readonly Member[], from: bigint, to?: bigint): bigint | null {
+  let first: bigint | null = null;
+  for (const m of members) {
+    for (const l of m.c.p.lines) {
+      if (l.kind !== "STATE" || l.args[0] !== "connected") continue;
+      const ns = m.c.p.localNs(l);
+      if (ns !== null && ns > from && (to === undefined || ns <= to) && (first === null || ns < first)) first = ns;
+    }
+  }
+  return first;
 }
 
 /** Every stamped event of a member on our clock: its lines plus the test's marks. */

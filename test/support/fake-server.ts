@@ -172,7 +172,8 @@ export async function startFakeServer(opts: FakeServerOptions): Promise<FakeServ
             // port dropped the link as "now ZooKeeper 3.4" before the garbage could be tested (Bun, loaded run).
             const probe = featureProbe(f);
             if (probe !== null) {
-              s.write(probe === "config" ? configReply(xid) : errorReply(xid, -8)); // BADARGUMENTS: not 3.9's NOWATCHER
+              // exists: the node is there (a Stat of 68 zero bytes); removeWatches: BADARGUMENTS, not 3.9's NOWATCHER.
+              s.write(probe === "config" ? reply(xid, 0, 68) : reply(xid, -8));
               continue;
             }
             if (xid >= 0) break;
@@ -325,7 +326,6 @@ export async function startMutatingRelay(upstream: { host: string; port: number 
   };
 }
 
-/** The client's first feature probe while priming a connection: exists("/zookeeper/config") (opcode 3). */
 /** Which of the client's feature probes (features.ts) the request frame `f` is, if any. */
 function featureProbe(f: Buffer): "config" | "removal" | null {
   if (f.length < 12) return null;
@@ -336,20 +336,12 @@ function featureProbe(f: Buffer): "config" | "removal" | null {
   return config ? "config" : null;
 }
 
-function errorReply(xid: number, err: number): Buffer {
-  const b = Buffer.alloc(20);
-  b.writeInt32BE(16, 0);
+/** A reply frame: ReplyHeader{xid, zxid 1, err} and `bodyBytes` zero bytes. */
+function reply(xid: number, err: number, bodyBytes = 0): Buffer {
+  const b = Buffer.alloc(4 + 16 + bodyBytes);
+  b.writeInt32BE(16 + bodyBytes, 0);
   b.writeInt32BE(xid, 4);
   b.writeBigInt64BE(1n, 8);
   b.writeInt32BE(err, 16);
-  return b;
-}
-
-/** exists("/zookeeper/config") answered: the node is there (a Stat of zeros). */
-function configReply(xid: number): Buffer {
-  const b = Buffer.alloc(4 + 16 + 68);
-  b.writeInt32BE(16 + 68, 0);
-  b.writeInt32BE(xid, 4);
-  b.writeBigInt64BE(1n, 8);
   return b;
 }
