@@ -1,40 +1,72 @@
-// Profiling driver: `n` sequential operations of one kind, for `valgrind --tool=callgrind` (instruction
-// counts are stable on a loaded machine, unlike wall time) or `node --cpu-prof`. Per-op cost = the
-// difference between two runs with different n, divided by the difference in n (startup cancels out).
+// Profiling driver: `n` operations of one kind, for `valgrind --tool=callgrind` (instruction counts are
+// stable on a loaded machine, unlike wall time) or `node --cpu-prof`. Per-op cost = the difference between
+// two runs with different n, divided by the difference in n (startup cancels out).
 //   ZK_CONNECT=127.0.0.1:2181 valgrind --tool=callgrind node bench/.build/js/bench/prof.js ts connect 100
-// client: ts (zookeeper-ts) | raw (bench/runners/raw-client.ts); op: connect (connect + close) | get | set;
-// a 4th argument keeps that many operations outstanding (default 1: one after the other).
-import { ZooKeeper } from "../src/index.ts";
-import { driver as raw } from "./runners/raw-client.ts";
+// client: ts (zookeeper-ts) | raw (bench/runners/raw-client.ts); op: connect (connect + close) | get | set |
+// cd (create an ephemeral-sequential node, then delete it) | watch (arm a one-shot data watch on a node of
+// its own; once all are armed, all fire); a 4th argument keeps that many operations outstanding (default 1).
+// PROF_SERVER=loopback puts bench/loopback.ts's in-process stand-in where the server was: the client's own
+// CPU alone, the same from run to run (with a real server, batch sizes vary and so does the count per op).
+import { CreateMode, ZooKeeper } from "../src/index.ts";
+import { type LoopLink, loopbackSocket, loopbackTransport } from "./loopback.ts";
+import { RawSession, driver as raw } from "./runners/raw-client.ts";
+import type { Session } from "./runners/harness.ts";
 
 const [client = "ts", op = "connect", count = "100", depth = "1"] = process.argv.slice(2);
 const n = Number(count);
 /** Runs `one` n times with `depth` of them outstanding at once. */
-async function loop(one: () => Promise<unknown>): Promise<void> {
-  let left = n;
+async function loop(one: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
   const lane = async (): Promise<void> => {
-    while (left-- > 0) await one();
+    while (next < n) await one(next++);
   };
   await Promise.all(Array.from({ length: Number(depth) }, lane));
 }
+const loopback = process.env.PROF_SERVER === "loopback";
 const cs = process.env.ZK_CONNECT ?? "127.0.0.1:2181";
 const data = new Uint8Array(100);
+const { transport, links } = loopbackTransport();
+
+/** Arms n watches (`arm`), then has the server fire them all and waits for the n calls. */
+async function storm(arm: (path: string, fired: () => void) => Promise<unknown>, link: () => LoopLink): Promise<void> {
+  if (!loopback) throw new Error("watch: PROF_SERVER=loopback only (the real-server storm is npm run bench's)");
+  let left = n;
+  let done = (): void => {};
+  const all = new Promise<void>((resolve) => (done = resolve));
+  await loop((i) => arm(`/prof/w-${i}`, () => --left === 0 && done()));
+  link().fire();
+  await all;
+}
 
 if (client === "ts") {
-  if (op === "connect") for (let i = 0; i < n; i++) await (await ZooKeeper.connect(cs, { sessionTimeout: 30_000 })).close();
+  const open = (): Promise<ZooKeeper> => ZooKeeper.connect(cs, { sessionTimeout: 30_000, ...(loopback ? { transport } : {}) });
+  if (op === "connect") for (let i = 0; i < n; i++) await (await open()).close();
   else {
-    const zk = await ZooKeeper.connect(cs, { sessionTimeout: 30_000 });
+    const zk = await open();
     await zk.create("/prof", data).catch(() => {});
-    await loop(() => (op === "get" ? zk.getData("/prof") : zk.setData("/prof", data)));
+    const cd = async (): Promise<void> => zk.delete(await zk.create("/prof/n-", data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL }));
+    if (op === "watch") await storm((path, fired) => zk.getData(path, fired), () => links.at(-1)!);
+    else await loop(() => (op === "get" ? zk.getData("/prof") : op === "cd" ? cd() : zk.setData("/prof", data)));
     await zk.close();
   }
 } else {
   const p = (f: (d: (e: Error | null) => void) => void): Promise<void> => new Promise((res, rej) => f((e) => (e ? rej(e) : res())));
-  if (op === "connect") for (let i = 0; i < n; i++) await (await raw.connect(cs)).close();
+  let last: LoopLink | undefined;
+  const open = (): Promise<Session> => {
+    if (!loopback) return raw.connect(cs);
+    const { socket, link } = loopbackSocket();
+    last = link;
+    return new Promise((resolve) => {
+      const s: Session = new RawSession(socket as never, () => resolve(s));
+    });
+  };
+  if (op === "connect") for (let i = 0; i < n; i++) await (await open()).close();
   else {
-    const s = await raw.connect(cs);
+    const s = await open();
     await p((d) => s.ensure("/prof", data, false, d));
-    await loop(() => p((d) => (op === "get" ? s.get("/prof", d) : s.set("/prof", data, d))));
+    const cd = (d: (e: Error | null) => void): void => s.createEphSeq("/prof/n-", data, (e, path) => (e ? d(e) : s.remove(path!, d)));
+    if (op === "watch") await storm((path, fired) => p((d) => s.watchData(path, fired, d)), () => last!);
+    else await loop(() => p((d) => (op === "get" ? s.get("/prof", d) : op === "cd" ? cd(d) : s.set("/prof", data, d))));
     await s.close();
   }
 }

@@ -30,7 +30,7 @@ const bytes = (d: Uint8Array): (number | Uint8Array)[] => [d.length, d];
 
 type OnReply = (err: number, reply: Buffer) => void;
 
-class RawSession implements Session {
+export class RawSession implements Session {
   private readonly pending: OnReply[] = [];
   private head = 0;
   private xid = 1;
@@ -85,13 +85,18 @@ class RawSession implements Session {
     this.acc = b.length ? Buffer.from(b) : Buffer.alloc(0);
   }
 
-  /** Queues `f` with the next xid (copied: the cached frame stays a template) and `cb` for its reply. */
+  /** Queues a copy of the template `f` (the cached frame stays as it is) and `cb` for its reply. */
   private send(f: Buffer, cb: OnReply): void {
     const out = Buffer.allocUnsafe(f.length);
     f.copy(out);
-    out.writeInt32BE(this.xid++, 4);
+    this.sendOwned(out, cb);
+  }
+
+  /** Queues `f` (built for this call) with the next xid, and `cb` for its reply. */
+  private sendOwned(f: Buffer, cb: OnReply): void {
+    f.writeInt32BE(this.xid++, 4);
     this.pending.push(cb);
-    if (this.outq.push(out) === 1) queueMicrotask(() => this.flush());
+    if (this.outq.push(f) === 1) queueMicrotask(() => this.flush());
   }
 
   private flush(): void {
@@ -121,11 +126,19 @@ class RawSession implements Session {
     this.send(f, (e) => d(e && e !== -110 ? new Error(`create: ${e}`) : null)); // -110 NODEEXISTS
   }
   remove(path: string, d: Done): void {
-    this.send(frame(OP.delete, [...str(path), -1]), (e) => d(e ? new Error(`delete: ${e}`) : null));
+    // A new path every time, so no template: length, xid, opcode, path, version -1, written in place.
+    const n = Buffer.byteLength(path);
+    const f = Buffer.allocUnsafe(20 + n);
+    f.writeInt32BE(16 + n, 0);
+    f.writeInt32BE(OP.delete, 8);
+    f.writeInt32BE(n, 12);
+    f.write(path, 16);
+    f.writeInt32BE(-1, 16 + n);
+    this.sendOwned(f, (e) => d(e ? new Error(`delete: ${e}`) : null));
   }
   watchData(path: string, onChange: () => void, d: Done): void {
     this.watchers.set(path, onChange);
-    this.send(frame(OP.getData, [...str(path), [1]]), (e) => d(e ? new Error(`getData: ${e}`) : null));
+    this.send(this.cached(`w${path}`, () => frame(OP.getData, [...str(path), [1]])), (e) => d(e ? new Error(`getData: ${e}`) : null));
   }
   close(): Promise<void> {
     return new Promise((resolve) => {
