@@ -4,7 +4,7 @@
 import { ErrorCode, Xid } from "../protocol/constants.ts";
 import { ProtocolError } from "../protocol/errors.ts";
 import { FrameDecoder, PING_FRAME, encodeFrame } from "../protocol/frame.ts";
-import { JuteReader } from "../protocol/jute.ts";
+import { JuteReader, frameBytes } from "../protocol/jute.ts";
 import {
   type ConnectRequest,
   type ConnectResponse,
@@ -66,6 +66,12 @@ export class Connection {
   private outbox: Uint8Array[] = [];
   private outboxBytes = 0;
   private flushScheduled = false;
+  /**
+   * Clock time the first frame of the write now being gathered was queued: the send time of every frame in
+   * it (all are queued in the same turn of the event loop, before the write; reading the clock once per write
+   * instead of once per request, and never later than the truth, so a lease counted from it is not longer).
+   */
+  private batchAt = 0;
   /** Runs just before the link's next frame is queued (see beforeNextWrite). */
   private beforeWrite: (() => void) | null = null;
   private blocked = false;
@@ -87,6 +93,7 @@ export class Connection {
   constructor(link: Link, opts: ConnectionOptions) {
     this.link = link;
     this.decoder = new FrameDecoder(opts.maxBufferSize);
+    this.reader = new JuteReader(new Uint8Array(0), 0, 0, this.decoder.maxFrameSize * 2);
     this.log = opts.logger;
     this.clock = opts.clock ?? systemClock;
     this.now = () => this.clock.now();
@@ -115,30 +122,42 @@ export class Connection {
 
   handleData(chunk: Uint8Array): void {
     if (this.closedReason !== null) return;
-    let frames: Uint8Array[];
+    this.heardInChunk = false;
     try {
-      frames = this.decoder.push(chunk);
+      this.decoder.each(chunk, this.onFrame);
     } catch (e) {
       this.fault(`bad frame from ${this.link.remote}: ${(e as Error).message}`);
-      return;
     }
+  }
+
+  /** Whether a whole frame of the chunk being read has been seen yet (see onFrame). */
+  private heardInChunk = false;
+  /** Reads every frame (no reader per frame). Nothing a frame's handling does synchronously feeds the link more data. */
+  private readonly reader: JuteReader;
+
+  /** One whole frame of the chunk: bytes[start, end). false stops the chunk (the link was closed). */
+  private readonly onFrame = (bytes: Uint8Array, start: number, end: number): boolean => {
+    if (this.closedReason !== null) return false;
     // Only whole frames count as hearing from the server (as in the Java client): a frame that
     // never completes must not keep a dead or desynchronised link alive past the read timeout.
     // Nor do frames read while our own timers are overdue: the process was stalled (SIGSTOP, a long
     // GC, a blocked loop), so these bytes may have sat in the socket buffer since long before now.
-    if (frames.length > 0 && !this.wake()) this.lastRecv = this.now();
-    for (const frame of frames) {
-      if (this.closedReason !== null) return;
-      try {
-        this.handleFrame(frame);
-      } catch (e) {
-        // A reply that does not decode means the stream can no longer be trusted.
-        const why = e instanceof ProtocolError || e instanceof Error ? e.message : String(e);
-        this.fault(`malformed frame from ${this.link.remote}: ${why}`);
-        return;
-      }
+    if (!this.heardInChunk) {
+      this.heardInChunk = true;
+      const now = this.now();
+      if (!this.wakeAt(now)) this.lastRecv = now;
+      if (this.closedReason !== null) return false;
     }
-  }
+    try {
+      this.handleFrame(this.reader.reset(bytes, start, end));
+    } catch (e) {
+      // A reply that does not decode means the stream can no longer be trusted.
+      const why = e instanceof ProtocolError || e instanceof Error ? e.message : String(e);
+      this.fault(`malformed frame from ${this.link.remote}: ${why}`);
+      return false;
+    }
+    return this.closedReason === null;
+  };
 
   /** A server that breaks the protocol: say why at warn level, then drop the link. */
   private fault(reason: string): void {
@@ -193,14 +212,15 @@ export class Connection {
    * before the callback does anything (so lapsed leases end before stale reads).
    */
   private wake(): boolean {
-    if (!this.stalled()) return false;
-    this.events?.onResume?.();
-    return true;
+    return this.wakeAt(this.now());
   }
 
-  /** True when the periodic tick is well overdue, i.e. this process has not been running on time. */
-  private stalled(): boolean {
-    return isStalled(this.now(), this.lastTick, this.tickMs);
+  /** wake() at clock time `now`. */
+  private wakeAt(now: number): boolean {
+    // True when the periodic tick is well overdue, i.e. this process has not been running on time.
+    if (!isStalled(now, this.lastTick, this.tickMs)) return false;
+    this.events?.onResume?.();
+    return true;
   }
 
   private schedule(): void {
@@ -240,7 +260,7 @@ export class Connection {
     // one, on the wire and in flight alike.
     this.enqueue(frame);
     if (pending) {
-      pending.sentAt = this.now();
+      pending.sentAt = this.batchAt;
       (pending.xid === Xid.AUTH ? this.authInFlight : this.inFlight).push(pending);
     }
   }
@@ -275,6 +295,7 @@ export class Connection {
     this.outboxBytes += frame.length;
     if (!this.flushScheduled) {
       this.flushScheduled = true;
+      this.batchAt = this.now();
       // Batch everything queued in this tick into one write.
       queueMicrotask(() => {
         this.flushScheduled = false;
@@ -294,7 +315,7 @@ export class Connection {
         let n = 0;
         let size = 0;
         while (n < this.outbox.length && (n === 0 || size + this.outbox[n]!.length <= MAX_WRITE)) size += this.outbox[n++]!.length;
-        batch = new Uint8Array(size);
+        batch = frameBytes(size);
         let at = 0;
         for (let i = 0; i < n; i++) {
           batch.set(this.outbox[i]!, at);
@@ -318,8 +339,7 @@ export class Connection {
 
   // --- replies ---
 
-  private handleFrame(frame: Uint8Array): void {
-    const r = new JuteReader(frame, 0, frame.length, this.decoder.maxFrameSize * 2);
+  private handleFrame(r: JuteReader): void {
     if (this.handshake) {
       const h = this.handshake;
       this.handshake = null;

@@ -28,18 +28,37 @@ export class FrameDecoder {
    * length the decoder stays failed: the stream cannot be re-synchronised.
    */
   push(chunk: Uint8Array): Uint8Array[] {
-    if (this.failed) throw this.failed;
     const out: Uint8Array[] = [];
-    const end = chunk.length;
+    this.each(chunk, (bytes, start, end) => {
+      out.push(bytes.subarray(start, end));
+      return true;
+    });
+    return out;
+  }
+
+  /**
+   * Feeds one chunk and calls `onFrame(bytes, start, end)` for each frame it completes, in order: the payload is
+   * bytes[start, end), `bytes` a plain Uint8Array (a view of the whole chunk, or the copy of a frame that came
+   * in pieces), valid during the call. No object per frame: the connection's path (push() is built on it).
+   * `onFrame` returning false stops the loop (the rest of the chunk is dropped: the link is being closed).
+   * Throws a ProtocolError for a bad length, after the frames before it; the decoder then stays failed.
+   */
+  each(chunk: Uint8Array, onFrame: (bytes: Uint8Array, start: number, end: number) => boolean): void {
+    if (this.failed) throw this.failed;
+    // A plain Uint8Array view, also of a Node Buffer chunk, made once per chunk: Buffer's subarray goes through
+    // the species constructor (a FastBuffer), and so would every string read from the frame; Buffer's slice
+    // does not even copy.
+    const bytes = Object.getPrototypeOf(chunk) === Uint8Array.prototype ? chunk : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const end = bytes.length;
     let off = 0;
     while (off < end) {
       if (this.frame === null) {
         let len: number;
         if (this.headerFill === 0 && end - off >= 4) {
-          len = ((chunk[off]! << 24) | (chunk[off + 1]! << 16) | (chunk[off + 2]! << 8) | chunk[off + 3]!) | 0;
+          len = ((bytes[off]! << 24) | (bytes[off + 1]! << 16) | (bytes[off + 2]! << 8) | bytes[off + 3]!) | 0;
           off += 4;
         } else {
-          while (this.headerFill < 4 && off < end) this.header[this.headerFill++] = chunk[off++]!;
+          while (this.headerFill < 4 && off < end) this.header[this.headerFill++] = bytes[off++]!;
           if (this.headerFill < 4) break;
           const h = this.header;
           len = ((h[0]! << 24) | (h[1]! << 16) | (h[2]! << 8) | h[3]!) | 0;
@@ -47,11 +66,9 @@ export class FrameDecoder {
         }
         this.checkLength(len);
         if (end - off >= len) {
-          // A plain Uint8Array view, also of a Node Buffer chunk: Buffer's subarray goes through the species
-          // constructor (a FastBuffer per frame), and so would every string read from the frame (7% of a
-          // notification's instructions in a watch storm).
-          out.push(new Uint8Array(chunk.buffer, chunk.byteOffset + off, len));
+          const start = off;
           off += len;
+          if (!onFrame(bytes, start, off)) return;
         } else {
           // Allocation happens only after the length passed the bound check above.
           this.frame = new Uint8Array(len);
@@ -59,17 +76,17 @@ export class FrameDecoder {
         }
       } else {
         const take = Math.min(this.frame.length - this.frameFill, end - off);
-        this.frame.set(chunk.subarray(off, off + take), this.frameFill);
+        this.frame.set(bytes.subarray(off, off + take), this.frameFill);
         this.frameFill += take;
         off += take;
         if (this.frameFill === this.frame.length) {
-          out.push(this.frame);
+          const whole = this.frame;
           this.frame = null;
           this.frameFill = 0;
+          if (!onFrame(whole, 0, whole.length)) return;
         }
       }
     }
-    return out;
   }
 
   private checkLength(len: number): void {

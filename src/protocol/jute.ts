@@ -8,8 +8,36 @@ const utf8Encoder = new TextEncoder();
 // ignoreBOM keeps a leading U+FEFF: in a node name or data it is a character, not a byte-order mark.
 const utf8Decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
+/** Strings up to this many UTF-16 units are tried as ASCII byte by byte before the encoder is called. */
+const ASCII_LOOP_MAX = 256;
+
 /** Default jute.maxbuffer of both server and Java client. */
 export const DEFAULT_MAX_BUFFER = 0xfffff;
+
+// Frames on their way to the socket are cut from 64 KB slabs, as Node cuts small Buffers from its pool: one
+// allocation outside V8's heap for many frames. A small typed array of its own (slice(), new Uint8Array(n))
+// lives on V8's heap until the socket asks for its .buffer, which then moves it out (a malloc and a copy per
+// frame); a larger one is a zero-filled malloc per frame. A slab is never reused: once its frames are gone, GC
+// frees it. Slices start at multiples of 8.
+const SLAB = 64 * 1024;
+const SLAB_MAX = SLAB / 8;
+let slab = new Uint8Array(SLAB);
+let slabAt = 0;
+
+/**
+ * `n` bytes for a frame (or a batch of frames) to write: a view of a shared slab for up to 8 KB, else an array
+ * of its own. Not zero-filled: the caller writes every byte.
+ */
+export function frameBytes(n: number): Uint8Array {
+  if (n > SLAB_MAX) return new Uint8Array(n);
+  if (slabAt + n > SLAB) {
+    slab = new Uint8Array(SLAB);
+    slabAt = 0;
+  }
+  const out = slab.subarray(slabAt, slabAt + n);
+  slabAt = (slabAt + n + 7) & ~7;
+  return out;
+}
 
 export class JuteWriter {
   private buf: Uint8Array;
@@ -73,11 +101,24 @@ export class JuteWriter {
 
   ustring(v: string | null): this {
     if (v === null) return this.int(-1);
-    // Worst case 3 bytes per UTF-16 unit; encodeInto avoids an intermediate array.
-    this.ensure(4 + v.length * 3);
-    const { written } = utf8Encoder.encodeInto(v, this.buf.subarray(this.pos + 4));
+    // Worst case 3 bytes per UTF-16 unit.
+    const n = v.length;
+    this.ensure(4 + n * 3);
+    const buf = this.buf;
+    const start = this.pos + 4;
+    // Paths are short and nearly always ASCII: copied here they cost less than a call into the encoder
+    // (and the subarray it writes into). Anything else goes to encodeInto, which needs no intermediate array.
+    let written = 0;
+    if (n <= ASCII_LOOP_MAX) {
+      while (written < n) {
+        const c = v.charCodeAt(written);
+        if (c >= 0x80) break;
+        buf[start + written++] = c;
+      }
+    }
+    if (written < n) written = utf8Encoder.encodeInto(v, buf.subarray(start)).written;
     this.view.setInt32(this.pos, written);
-    this.pos += 4 + written;
+    this.pos = start + written;
     return this;
   }
 
@@ -99,9 +140,15 @@ export class JuteWriter {
     this.view.setInt32(at, this.pos - at - 4);
   }
 
-  /** A copy of the bytes written so far. */
+  /** A copy of the bytes written so far (for a frame of up to 8 KB, a slice of a shared slab: see `frameBytes`). */
   toBytes(): Uint8Array {
-    return this.buf.slice(0, this.pos);
+    const n = this.pos;
+    if (n > SLAB_MAX) return this.buf.slice(0, n);
+    const out = frameBytes(n);
+    const src = this.buf;
+    if (n <= 256) for (let i = 0; i < n; i++) out[i] = src[i]!;
+    else out.set(src.subarray(0, n));
+    return out;
   }
 
   /** The bytes written so far without copying; valid until the next write or reset. */
@@ -114,20 +161,31 @@ export class JuteWriter {
   }
 }
 
+// Longs are read through this 8-byte scratch view: a DataView per frame costs more than the frame's other reads
+// (its constructor is a C++ builtin); ints are put together from bytes.
+const scratch = new DataView(new ArrayBuffer(8));
+const scratchBytes = new Uint8Array(scratch.buffer);
+
 export class JuteReader {
-  private readonly buf: Uint8Array;
-  private readonly view: DataView;
+  private buf: Uint8Array;
   private pos: number;
-  private readonly end: number;
+  private end: number;
   /** Largest length accepted for one buffer, string or vector. */
   readonly maxLength: number;
 
   constructor(buf: Uint8Array, offset = 0, end = buf.length, maxLength = DEFAULT_MAX_BUFFER * 2) {
     this.buf = buf;
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.pos = offset;
     this.end = end;
     this.maxLength = maxLength;
+  }
+
+  /** Reads `buf` from `offset` to `end` from now on (one reader for every frame of a connection). */
+  reset(buf: Uint8Array, offset: number, end: number): this {
+    this.buf = buf;
+    this.pos = offset;
+    this.end = end;
+    return this;
   }
 
   get offset(): number {
@@ -149,21 +207,30 @@ export class JuteReader {
 
   int(): number {
     this.need(4, "int");
-    const v = this.view.getInt32(this.pos);
-    this.pos += 4;
-    return v;
+    const b = this.buf;
+    const p = this.pos;
+    this.pos = p + 4;
+    return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
   }
 
   long(): bigint {
     this.need(8, "long");
-    const v = this.view.getBigInt64(this.pos);
-    this.pos += 8;
-    return v;
+    const b = this.buf;
+    const p = this.pos;
+    this.pos = p + 8;
+    // 0 (ephemeralOwner of every persistent node) and -1 (the zxid of every notification before 3.9) are
+    // common and need no BigInt made.
+    const high = (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+    const low = (b[p + 4]! << 24) | (b[p + 5]! << 16) | (b[p + 6]! << 8) | b[p + 7]!;
+    if (high === low && (high === 0 || high === -1)) return high === 0 ? 0n : -1n;
+    for (let i = 0; i < 8; i++) scratchBytes[i] = b[p + i]!;
+    return scratch.getBigInt64(0);
   }
 
-  /** A long that is known to fit a double exactly (times in ms). */
+  /** A long that is known to fit a double exactly (times in ms); read as two ints, no BigInt made. */
   longNumber(): number {
-    return Number(this.long());
+    const high = this.int();
+    return high * 4294967296 + (this.int() >>> 0);
   }
 
   bool(): boolean {
@@ -173,7 +240,7 @@ export class JuteReader {
 
   byte(): number {
     this.need(1, "byte");
-    return this.view.getInt8(this.pos++);
+    return (this.buf[this.pos++]! << 24) >> 24;
   }
 
   private length(what: string): number {

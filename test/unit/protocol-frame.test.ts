@@ -119,6 +119,31 @@ describe("FrameDecoder", () => {
     }
   });
 
+  it("each(): the frames of a chunk in place (no object per frame), those before a bad length, and a stop on false", () => {
+    const d = new FrameDecoder();
+    const seen: string[] = [];
+    const chunk = Buffer.from(stream);
+    d.each(chunk, (bytes, start, end) => {
+      assert.equal(Object.getPrototypeOf(bytes), Uint8Array.prototype, "a plain Uint8Array, not a Buffer");
+      assert.equal(bytes.buffer, chunk.buffer, "the chunk's memory, not a copy");
+      seen.push(hex(bytes.subarray(start, end)));
+      return true;
+    });
+    assert.deepStrictEqual(seen, expected);
+    // Two good frames, then a length over the bound: the two are handed out, then the error, for good.
+    const good = concat([frameOf(Uint8Array.of(1)), frameOf(Uint8Array.of(2, 3))]);
+    const bad = new FrameDecoder(16);
+    const before: string[] = [];
+    const err = decodeError(() => bad.each(concat([good, unhex("00000011")]), (b, s, e) => (before.push(hex(b.subarray(s, e))), true)));
+    assert.equal(err.kind, ProtocolErrorKind.FRAME_TOO_LARGE);
+    assert.deepStrictEqual(before, ["01", "0203"]);
+    assert.equal(decodeError(() => bad.each(good, () => true)), err);
+    // false stops at that frame: the rest of the chunk is not looked at (not even its bad length).
+    const stopped: string[] = [];
+    new FrameDecoder(16).each(concat([good, unhex("00000011")]), (b, s, e) => (stopped.push(hex(b.subarray(s, e))), false));
+    assert.deepStrictEqual(stopped, ["01"]);
+  });
+
   it("ignores empty pushes", () => {
     const d = new FrameDecoder();
     assert.deepStrictEqual(d.push(new Uint8Array(0)), []);

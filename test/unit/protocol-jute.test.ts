@@ -3,6 +3,7 @@
 import { describe, it } from "../support/bdd.ts";
 import { hex, unhex } from "../support/bytes.ts";
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
   JuteReader,
   JuteWriter,
@@ -163,6 +164,61 @@ describe("fixed-size records", () => {
     assert.equal(c.sessionId, 0x0100000000000001n);
     const ro = readConnectResponse(new JuteReader(unhex(body + "01")));
     assert.equal(ro.readOnly, true);
+  });
+});
+
+// The reader puts ints together from bytes and the writer copies short ASCII strings itself (speed, issue 14);
+// these pin both against the platform's own DataView and TextEncoder.
+describe("Jute primitives against DataView and TextEncoder", () => {
+  const int64 = fc.bigInt(-(2n ** 63n), 2n ** 63n - 1n);
+
+  it("reads every int, long and byte as DataView does (zero, signs, 2^63 edges)", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 8, maxLength: 8 }), (bytes) => {
+        const view = new DataView(bytes.buffer);
+        const at = (): JuteReader => new JuteReader(bytes);
+        assert.equal(at().int(), view.getInt32(0));
+        assert.equal(at().long(), view.getBigInt64(0));
+        assert.equal(at().byte(), view.getInt8(0));
+      }),
+      { numRuns: 2000, examples: [[new Uint8Array(8)], [new Uint8Array(8).fill(0xff)], [unhex("ffffffff00000000")], [unhex("00000000ffffffff")], [unhex("8000000000000000")], [unhex("7fffffffffffffff")]] },
+    );
+  });
+
+  it("reads times (longNumber) as Number of the long, negative ones too", () => {
+    fc.assert(
+      fc.property(fc.oneof(int64, fc.bigInt(-(2n ** 53n), 2n ** 53n)), (v) => {
+        const w = new JuteWriter(8);
+        w.long(v);
+        assert.equal(new JuteReader(w.toBytes()).longNumber(), Number(v));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("writes every string as TextEncoder does, ASCII or not, short or long, lone surrogates included", () => {
+    const enc = new TextEncoder();
+    // Code units around every boundary the writer cares about: 0x7f/0x80, Latin-1, 0x7ff/0x800, surrogates.
+    const nearBoundary = fc.oneof(fc.integer({ min: 0x60, max: 0x900 }), fc.integer({ min: 0xd700, max: 0xe100 })).map((c) => String.fromCharCode(c));
+    const strings = fc.oneof(
+      fc.string({ maxLength: 300 }),
+      fc.string({ unit: nearBoundary, maxLength: 300 }),
+      fc.string({ unit: "grapheme", maxLength: 300 }),
+      fc.string({ unit: "binary", maxLength: 300 }),
+      fc.tuple(fc.string({ minLength: 250, maxLength: 270 }), fc.string({ unit: "binary", minLength: 1, maxLength: 3 })).map(([a, b]) => a + b),
+    );
+    fc.assert(
+      fc.property(strings, (s) => {
+        const w = new JuteWriter(2);
+        w.ustring(s).int(7);
+        const want = enc.encode(s);
+        const got = w.toBytes();
+        assert.equal(new DataView(got.buffer, got.byteOffset, got.byteLength).getInt32(0), want.length);
+        assert.deepEqual(got.subarray(4, 4 + want.length), want);
+        assert.equal(new JuteReader(got, 4 + want.length).int(), 7);
+      }),
+      { numRuns: 1000, examples: [["é"], ["/a/é"], ["x".repeat(300) + "é"], ["\u0080"], ["\ud800"]] },
+    );
   });
 });
 
