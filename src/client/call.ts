@@ -79,10 +79,8 @@ export class Caller {
     if (chroot !== "" && o.absolute !== true && typeof pathed?.path === "string") body = { ...body, path: addChroot(chroot, pathed.path) };
     let onReply = o.onReply;
     if (o.watcher !== undefined) onReply = watchOnReply(this.watches, (body as { path: string }).path, o.watcher, o.watchAs ?? "data", o.watchAsIfNoNode);
-    const req: Request<Res> = { opcode: spec.code, op: o.op, path: o.path, write: spec.writeRequest, body, decode: spec.readResponse, onReply, needs: o.needs };
-    const sent = submitAbortable(this.submit, req, o.signal, o.abandoned);
-    const map = o.result;
-    return map === undefined ? (sent as Promise<unknown> as Promise<Out>) : sent.then((r) => map(r, chroot));
+    const req: Request<Out> = { opcode: spec.code, op: o.op, path: o.path, write: spec.writeRequest, body, decode: spec.readResponse, result: o.result, chroot, onReply, needs: o.needs };
+    return submitAbortable(this.submit, req, o.signal, o.abandoned);
   }
 
   /** After an abandoned addWatch succeeded: the server's watch has no listener; drop it unless another needs it. */
@@ -100,19 +98,33 @@ function watchOnReply(watches: WatchRegistry, serverPath: string, watcher: Watch
   };
 }
 
-/** create and createWithStat, in every mode: the checks, then one call (or createParents' retry loop). */
-export async function createNode(c: Caller, zk: HelperClient, op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: boolean): Promise<{ path: string; stat?: Stat }> {
-  const o = options ?? {};
-  const { mode, ttl, sequential } = checkCreateMode(op, path, o.mode, o.ttl);
-  checkPath(op, path, sequential);
-  const signal = signalOf(op, path, o);
-  const acl = checkAcl(op, path, o.acl ?? Ids.OPEN_ACL_UNSAFE);
-  if (o.createParents === true) return createWithParents(zk, path, acl, signal, () => createNode(c, zk, op, path, data, { ...o, createParents: false }, withStat));
-  const body = { path, data: toBytes(op, path, data), acl, flags: mode };
-  if (ttl !== undefined) return c.call(Ops.createTTL, { ...body, ttl: BigInt(ttl) }, { op, path, needs: need(["ttl"], `${op} of a TTL node`), signal, result: createdWithStat });
-  if (mode === CreateMode.CONTAINER) return c.call(Ops.createContainer, body, { op, path, needs: need(["containers"], `${op} of a container`), signal, result: createdWithStat });
-  if (withStat) return c.call(Ops.create2, body, { op, path, needs: need(["createWithStat"], op), signal, result: createdWithStat });
-  return c.call(Ops.create, body, { op, path, signal, result: createdPath });
+/**
+ * create (`withStat` false: resolves with the path) and createWithStat (path and Stat), in every mode: the checks,
+ * then one call (or createParents' retry loop). Bad arguments reject; nothing throws.
+ */
+export function createNode(c: Caller, zk: HelperClient, op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: false): Promise<string>;
+export function createNode(c: Caller, zk: HelperClient, op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: true): Promise<Created>;
+export function createNode(c: Caller, zk: HelperClient, op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: boolean): Promise<string | Created> {
+  try {
+    const o = options ?? {};
+    const { mode, ttl, sequential } = checkCreateMode(op, path, o.mode, o.ttl);
+    checkPath(op, path, sequential);
+    const signal = signalOf(op, path, o);
+    const acl = checkAcl(op, path, o.acl ?? Ids.OPEN_ACL_UNSAFE);
+    if (o.createParents === true) {
+      const again = { ...o, createParents: false };
+      return createWithParents<string | Created>(zk, path, acl, signal, () => (withStat ? createNode(c, zk, op, path, data, again, true) : createNode(c, zk, op, path, data, again, false)));
+    }
+    const body = { path, data: toBytes(op, path, data), acl, flags: mode };
+    // TTL and container creates answer as create2 does (path and Stat), also for create.
+    const fromCreate2: (r: Create2Response, chroot: string) => string | Created = withStat ? createdWithStat : createdName2;
+    if (ttl !== undefined) return c.call(Ops.createTTL, { path: body.path, data: body.data, acl, flags: mode, ttl: BigInt(ttl) }, { op, path, needs: need(["ttl"], `${op} of a TTL node`), signal, result: fromCreate2 });
+    if (mode === CreateMode.CONTAINER) return c.call(Ops.createContainer, body, { op, path, needs: need(["containers"], `${op} of a container`), signal, result: fromCreate2 });
+    if (withStat) return c.call(Ops.create2, body, { op, path, needs: need(["createWithStat"], op), signal, result: createdWithStat });
+    return c.call(Ops.create, body, { op, path, signal, result: createdName });
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 /** The `needs` of a call: server features, and what to call the request in UNIMPLEMENTED's message. */
@@ -122,11 +134,17 @@ export function need(features: Needs["features"], what: string): Needs {
 
 // --- result mappings (shared functions, so a call allocates none) ---
 
+/** What createWithStat resolves with. */
+export type Created = { path: string; stat: Stat };
+
 /** create: the new node's path, inside the chroot. */
-export const createdPath = (path: string, chroot: string): { path: string } => ({ path: stripChroot(chroot, path) });
+export const createdName = (path: string, chroot: string): string => stripChroot(chroot, path);
+
+/** create of a container or TTL node (answered as create2): the new node's path, inside the chroot. */
+export const createdName2 = (r: Create2Response, chroot: string): string => stripChroot(chroot, r.path);
 
 /** create2, container and TTL creates: path (inside the chroot) and Stat. */
-export const createdWithStat = (r: Create2Response, chroot: string): { path: string; stat: Create2Response["stat"] } => ({ path: stripChroot(chroot, r.path), stat: r.stat });
+export const createdWithStat = (r: Create2Response, chroot: string): Created => ({ path: stripChroot(chroot, r.path), stat: r.stat });
 
 /** getEphemerals: server paths back inside the chroot. */
 export const clientPaths = (paths: string[], chroot: string): string[] => (chroot === "" ? paths : paths.map((p) => stripChroot(chroot, p)));

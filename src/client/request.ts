@@ -3,6 +3,7 @@
 import { ErrorCode } from "../protocol/constants.ts";
 import { encodeRequest } from "../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
+import type { ReplyHeader } from "../protocol/records.ts";
 import type { InFlight } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
 import type { Needs } from "./features.ts";
@@ -16,7 +17,11 @@ export interface Request<T> {
   write?(w: JuteWriter, body: unknown): void;
   /** The request record `write` encodes. */
   body?: unknown;
-  decode?: (r: JuteReader) => T;
+  decode?: (r: JuteReader) => unknown;
+  /** Maps the decoded reply (with `chroot`) in the receive path, before the promise settles; a throw rejects. */
+  result?: ((res: never, chroot: string) => T) | undefined;
+  /** The client's chroot, for `result`. */
+  chroot?: string;
   /** Runs in the receive path with the reply's error code, before the promise settles. */
   onReply?: (err: number) => void;
   /** While the request waits for a connection, an abort drops it unsent (the caller already rejected). */
@@ -50,25 +55,57 @@ export function patchXid(frame: Uint8Array, xid: number): void {
 
 /** The pipeline entry for `req`: decodes the reply and settles the promise. */
 export function inFlightFor<T>(req: Request<T>, resolve: (v: T) => void, reject: (e: Error) => void): InFlight {
-  return {
-    xid: 0,
-    opcode: req.opcode,
-    needs: req.needs,
-    onReply: (header, body) => {
-      req.onReply?.(header.err);
-      if (header.err !== 0) {
-        reject(new ZooKeeperError(header.err as ErrorCode, undefined, { op: req.op, path: req.path }));
-        return;
-      }
-      let value: T;
-      try {
-        value = (req.decode && body ? req.decode(body) : undefined) as T;
-      } catch (e) {
-        reject(new ZooKeeperError(ErrorCode.MARSHALLINGERROR, `malformed reply: ${(e as Error).message}`, { op: req.op, path: req.path }));
-        throw e; // the connection drops: the stream cannot be trusted any more
-      }
-      resolve(value);
-    },
-    onFail: (code, reason) => reject(new ZooKeeperError(code as ErrorCode, reason, { op: req.op, path: req.path })),
-  };
+  return new PendingCall(req, resolve, reject);
+}
+
+/** A user request in the pipeline: one object per call (its methods are shared, not closures made per call). */
+class PendingCall<T> implements InFlight {
+  xid = 0;
+  sentAt = 0;
+  readonly opcode: number;
+  readonly needs: Needs | undefined;
+  private readonly req: Request<T>;
+  private readonly resolve: (v: T) => void;
+  private readonly reject: (e: Error) => void;
+
+  constructor(req: Request<T>, resolve: (v: T) => void, reject: (e: Error) => void) {
+    this.opcode = req.opcode;
+    this.needs = req.needs;
+    this.req = req;
+    this.resolve = resolve;
+    this.reject = reject;
+  }
+
+  onReply(header: ReplyHeader, body: JuteReader | null): void {
+    const req = this.req;
+    req.onReply?.(header.err);
+    if (header.err !== 0) {
+      this.reject(new ZooKeeperError(header.err as ErrorCode, undefined, { op: req.op, path: req.path }));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = req.decode && body ? req.decode(body) : undefined;
+    } catch (e) {
+      this.reject(new ZooKeeperError(ErrorCode.MARSHALLINGERROR, `malformed reply: ${(e as Error).message}`, { op: req.op, path: req.path }));
+      throw e; // the connection drops: the stream cannot be trusted any more
+    }
+    const map = req.result as ((res: unknown, chroot: string) => T) | undefined;
+    if (map === undefined) {
+      this.resolve(value as T);
+      return;
+    }
+    // Mapped here rather than in a .then of the caller's promise: one promise and one closure fewer per call.
+    try {
+      value = map(value, req.chroot ?? "");
+    } catch (e) {
+      this.reject(e as Error); // the reply was fine: the link stays
+      return;
+    }
+    this.resolve(value as T);
+  }
+
+  onFail(code: number, reason: string): void {
+    this.reject(new ZooKeeperError(code as ErrorCode, reason, { op: this.req.op, path: this.req.path }));
+  }
 }

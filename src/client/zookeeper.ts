@@ -201,20 +201,24 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
    * Creates a node; resolves with its path (sequential modes add the suffix). Server codes: NODEEXISTS,
    * NONODE (no parent), NOCHILDRENFOREPHEMERALS, NOAUTH, INVALIDACL. CONTAINER and TTL modes need 3.5.3+.
    */
-  async create(path: string, data?: Data, options: CreateOptions = {}): Promise<string> {
-    return (await createNode(this.calls, this, "create", path, data, options, false)).path;
+  create(path: string, data?: Data, options: CreateOptions = {}): Promise<string> {
+    return createNode(this.calls, this, "create", path, data, options, false);
   }
 
   /** Like `create`, and also resolves with the new node's Stat (server 3.5+). */
   createWithStat(path: string, data?: Data, options: CreateOptions = {}): Promise<{ path: string; stat: Stat }> {
-    return createNode(this.calls, this, "createWithStat", path, data, options, true) as Promise<{ path: string; stat: Stat }>;
+    return createNode(this.calls, this, "createWithStat", path, data, options, true);
   }
 
   /** Deletes a node (with `version`: only at that version). Server codes: NONODE, BADVERSION, NOTEMPTY, NOAUTH. */
-  async delete(path: string, version?: number, options?: CallOptions): Promise<void> {
-    checkPath("delete", path);
-    const v = checkVersion("delete", path, version);
-    await this.calls.call(Ops.delete, { path, version: v }, { op: "delete", path, signal: signalOf("delete", path, options) });
+  delete(path: string, version?: number, options?: CallOptions): Promise<void> {
+    try {
+      checkPath("delete", path);
+      const v = checkVersion("delete", path, version);
+      return this.calls.call(Ops.delete, { path, version: v }, { op: "delete", path, signal: signalOf("delete", path, options) });
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /**

@@ -9,7 +9,7 @@ import { ErrorCode, OpCode } from "../../src/protocol/constants.ts";
 import { encodeRequest } from "../../src/protocol/frame.ts";
 import { JuteReader, JuteWriter } from "../../src/protocol/jute.ts";
 import { Ops } from "../../src/protocol/ops.ts";
-import { Caller, createdPath } from "../../src/client/call.ts";
+import { Caller, createdName } from "../../src/client/call.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "../../src/client/listeners.ts";
 import { type Request, encodeUserRequest, inFlightFor } from "../../src/client/request.ts";
 import { WatchRegistry } from "../../src/client/watches.ts";
@@ -81,9 +81,9 @@ describe("call(): one path for every op", () => {
 
   it("maps the result out of the chroot", async () => {
     const { c, sent } = stub("/app");
-    const p = c.call(Ops.create, { path: "/n-", data: null, acl: [], flags: 2 }, { op: "create", path: "/n-", result: createdPath });
+    const p = c.call(Ops.create, { path: "/n-", data: null, acl: [], flags: 2 }, { op: "create", path: "/n-", result: createdName });
     sent[0].reply(0, (w) => Ops.create.writeResponse(w, "/app/n-0000000001"));
-    assert.deepEqual(await p, { path: "/n-0000000001" });
+    assert.equal(await p, "/n-0000000001");
   });
 
   it("a result mapping that throws rejects the call (the link is not at fault)", async () => {
