@@ -48,7 +48,8 @@ export class FrameDecoder {
     // A plain Uint8Array view, also of a Node Buffer chunk, made once per chunk: Buffer's subarray goes through
     // the species constructor (a FastBuffer), and so would every string read from the frame; Buffer's slice
     // does not even copy.
-    const bytes = Object.getPrototypeOf(chunk) === Uint8Array.prototype ? chunk : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    // (Object.getPrototypeOf is a runtime call in V8; the constructor is a plain property load.)
+    const bytes = chunk.constructor === Uint8Array ? chunk : new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const end = bytes.length;
     let off = 0;
     while (off < end) {
