@@ -8,8 +8,16 @@ export type WatchKind = "data" | "exist" | "child" | "persistent" | "persistentR
 
 export const WATCH_KINDS: readonly WatchKind[] = ["data", "exist", "child", "persistent", "persistentRecursive"];
 
+/**
+ * A path's watchers in one table: the watcher itself while it is the only one (nearly always: one watch per
+ * read), a Set from the second on. A storm of 10,000 one-shot watches then keeps no Set per path alive.
+ */
+type Entry = Watcher | Set<Watcher>;
+
+const isOne = (e: Entry): e is Watcher => typeof e === "function";
+
 export class WatchRegistry {
-  private readonly tables: Record<WatchKind, Map<string, Set<Watcher>>> = {
+  private readonly tables: Record<WatchKind, Map<string, Entry>> = {
     data: new Map(),
     exist: new Map(),
     child: new Map(),
@@ -19,27 +27,34 @@ export class WatchRegistry {
 
   add(kind: WatchKind, path: string, watcher: Watcher): void {
     const table = this.tables[kind];
-    let set = table.get(path);
-    if (!set) table.set(path, (set = new Set()));
-    set.add(watcher);
+    const e = table.get(path);
+    if (e === undefined) table.set(path, watcher);
+    else if (!isOne(e)) e.add(watcher);
+    else if (e !== watcher) table.set(path, new Set([e, watcher]));
   }
 
   has(kind: WatchKind, path: string, watcher?: Watcher): boolean {
-    const set = this.tables[kind].get(path);
-    return set !== undefined && (watcher === undefined || set.has(watcher));
+    const e = this.tables[kind].get(path);
+    if (e === undefined) return false;
+    return watcher === undefined || (isOne(e) ? e === watcher : e.has(watcher));
   }
 
   /** Removes one watcher (or all of the path's when omitted); returns the removed watchers. */
   remove(kind: WatchKind, path: string, watcher?: Watcher): Watcher[] {
     const table = this.tables[kind];
-    const set = table.get(path);
-    if (!set) return [];
+    const e = table.get(path);
+    if (e === undefined) return [];
     if (watcher === undefined) {
       table.delete(path);
-      return [...set];
+      return isOne(e) ? [e] : [...e];
     }
-    if (!set.delete(watcher)) return [];
-    if (set.size === 0) table.delete(path);
+    if (isOne(e)) {
+      if (e !== watcher) return [];
+      table.delete(path);
+      return [watcher];
+    }
+    if (!e.delete(watcher)) return [];
+    if (e.size === 0) table.delete(path);
     return [watcher];
   }
 
@@ -50,14 +65,14 @@ export class WatchRegistry {
 
   get size(): number {
     let n = 0;
-    for (const kind of WATCH_KINDS) for (const set of this.tables[kind].values()) n += set.size;
+    for (const kind of WATCH_KINDS) for (const e of this.tables[kind].values()) n += isOne(e) ? 1 : e.size;
     return n;
   }
 
   /** Every distinct watcher, for session-wide events (expiry, close). */
   all(): Set<Watcher> {
     const out = new Set<Watcher>();
-    for (const kind of WATCH_KINDS) for (const set of this.tables[kind].values()) for (const w of set) out.add(w);
+    for (const kind of WATCH_KINDS) for (const e of this.tables[kind].values()) addTo(out, e);
     return out;
   }
 
@@ -71,9 +86,9 @@ export class WatchRegistry {
    * NodeChildrenChanged (the server never sends that to them).
    */
   trigger(type: number, path: string): Watcher[] {
-    // Usually one set contributes (a one-shot data watch): its watchers are distinct already. Only when
+    // Usually one entry contributes (a one-shot data watch): its watchers are distinct already. Only when
     // several do can one watcher be in two of them, and only then is the result deduplicated.
-    const found: Set<Watcher>[] = [];
+    const found: Entry[] = [];
     const t = this.tables;
     switch (type) {
       case EventType.NodeCreated:
@@ -95,17 +110,20 @@ export class WatchRegistry {
     if (type !== EventType.NodeChildrenChanged && t.persistentRecursive.size > 0) {
       let p = path;
       for (;;) {
-        const set = t.persistentRecursive.get(p);
-        if (set) found.push(set);
+        const e = t.persistentRecursive.get(p);
+        if (e) found.push(e);
         if (p === "/") break;
         const i = p.lastIndexOf("/");
         p = i <= 0 ? "/" : p.slice(0, i);
       }
     }
     if (found.length === 0) return [];
-    if (found.length === 1) return [...found[0]!];
+    if (found.length === 1) {
+      const e = found[0]!;
+      return isOne(e) ? [e] : [...e];
+    }
     const out = new Set<Watcher>();
-    for (const set of found) for (const w of set) out.add(w);
+    for (const e of found) addTo(out, e);
     return [...out];
   }
 
@@ -118,9 +136,14 @@ export class WatchRegistry {
 }
 
 /** A one-shot table's watchers for `path`, taken out of it. */
-function take(table: Map<string, Set<Watcher>>, path: string, found: Set<Watcher>[]): void {
-  const set = table.get(path);
-  if (set === undefined) return;
+function take(table: Map<string, Entry>, path: string, found: Entry[]): void {
+  const e = table.get(path);
+  if (e === undefined) return;
   table.delete(path);
-  found.push(set);
+  found.push(e);
+}
+
+function addTo(out: Set<Watcher>, e: Entry): void {
+  if (isOne(e)) out.add(e);
+  else for (const w of e) out.add(w);
 }
