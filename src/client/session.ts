@@ -3,8 +3,7 @@
 // current connection, and moves between the states of session-states.ts by one checked transition().
 import { ErrorCode, KeeperState, OpCode } from "../protocol/constants.ts";
 import type { HostPort } from "../protocol/connect-string.ts";
-import { encodeRequest } from "../protocol/frame.ts";
-import { JuteWriter } from "../protocol/jute.ts";
+import { encodeRequest, frameWriter } from "../protocol/frame.ts";
 import type { ConnectResponse } from "../protocol/records.ts";
 import type { Connection, InFlight } from "./connection.ts";
 import { type DialContext, type Outcome, establish, leftTheList } from "./dial.ts";
@@ -48,7 +47,7 @@ export class Session {
   private identity: { id: bigint; password: Uint8Array; global: boolean } | null = null;
   private readonly o: SessionOptions;
   private readonly hosts: HostList;
-  private readonly writer = new JuteWriter();
+  private readonly writer = frameWriter;
   private readonly queue: WaitQueue;
   private readonly auths: AuthEntry[] = [];
   /** connect()'s promise: settled by the first "connected" or by the end, whichever comes first. */

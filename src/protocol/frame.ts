@@ -101,8 +101,15 @@ export class FrameDecoder {
   }
 }
 
+/**
+ * The writer frames are encoded with unless one is given. Encoding is synchronous and runs no caller code, and
+ * every frame is copied out of the writer (toBytes), so one per process does: a writer per session or per frame
+ * was two buffers outside V8's heap to allocate, account and sweep per connect + close.
+ */
+export const frameWriter: JuteWriter = new JuteWriter();
+
 /** Encodes one length-prefixed frame whose payload `write` produces. */
-export function encodeFrame(write: (w: JuteWriter) => void, w: JuteWriter = new JuteWriter()): Uint8Array {
+export function encodeFrame(write: (w: JuteWriter) => void, w: JuteWriter = frameWriter): Uint8Array {
   w.reset();
   const at = w.beginFrame();
   write(w);
@@ -119,7 +126,7 @@ export function encodeRequest<T>(
   type: number,
   write?: (w: JuteWriter, body: T) => void,
   body?: T,
-  w: JuteWriter = new JuteWriter(),
+  w: JuteWriter = frameWriter,
 ): Uint8Array {
   w.reset();
   const at = w.beginFrame();

@@ -158,8 +158,16 @@ export class JuteWriter {
 
   reset(): void {
     this.pos = 0;
+    // A writer that once held a big frame (up to jute.maxbuffer, 1 MB) does not keep that buffer for good.
+    if (this.buf.length > SHRINK_ABOVE) {
+      this.buf = new Uint8Array(256);
+      this.view = new DataView(this.buf.buffer);
+    }
   }
 }
+
+/** reset() gives back a buffer grown beyond this. */
+const SHRINK_ABOVE = 64 * 1024;
 
 // Longs are read through this 8-byte scratch view: a DataView per frame costs more than the frame's other reads
 // (its constructor is a C++ builtin); ints are put together from bytes.
