@@ -117,10 +117,22 @@ function ask(conn: Connection, xid: number, opcode: number, frame: Uint8Array): 
  * A 3.4 server, or one never seen, gets them one after the other, awaited: a 3.4 server drops the link
  * on removeWatches.
  */
-const lastSeen = new Map<string, ServerGeneration>();
+export type ServerMemory = Map<string, ServerGeneration>;
 const LAST_SEEN_MAX = 1024;
+const memories = new WeakMap<object, ServerMemory>();
 
-function remember(remote: string, g: ServerGeneration): ServerGeneration {
+/**
+ * The memory of the servers reached through `way` (a Transport, or the dialer seam): one per way, because the
+ * same host:port through another transport (a proxy, the simulation's network of one seed) can be another
+ * server. Sessions on the default transport share one.
+ */
+export function serverMemory(way: object): ServerMemory {
+  let m = memories.get(way);
+  if (m === undefined) memories.set(way, (m = new Map()));
+  return m;
+}
+
+function remember(lastSeen: ServerMemory, remote: string, g: ServerGeneration): ServerGeneration {
   if (lastSeen.size >= LAST_SEEN_MAX && !lastSeen.has(remote)) lastSeen.clear();
   lastSeen.set(remote, g);
   return g;
@@ -155,16 +167,16 @@ export interface Verdict {
  * settle in the background (`later`); otherwise once they are answered (rejecting with a ZooKeeperError when
  * the server refuses the session, with an Error when the link is lost).
  */
-export function learnFeatures(conn: Connection, nextXid: () => number, writer: JuteWriter, later: Verdict): Promise<ServerFeatures> {
+export function learnFeatures(conn: Connection, lastSeen: ServerMemory, nextXid: () => number, writer: JuteWriter, later: Verdict): Promise<ServerFeatures> {
   const seen = lastSeen.get(conn.link.remote);
-  const probed = probeFeatures(conn, seen, nextXid, writer);
+  const probed = probeFeatures(conn, lastSeen, seen, nextXid, writer);
   if (seen === undefined || seen === "3.4") return probed;
   probed.then(later.learnt, later.failed);
   return Promise.resolve(featuresOf(seen));
 }
 
 /** Runs the probes on a fresh connection (nothing else in flight but auth and none of our watches); `seen`: what lastSeen held. */
-async function probeFeatures(conn: Connection, seen: ServerGeneration | undefined, nextXid: () => number, writer: JuteWriter): Promise<ServerFeatures> {
+async function probeFeatures(conn: Connection, lastSeen: ServerMemory, seen: ServerGeneration | undefined, nextXid: () => number, writer: JuteWriter): Promise<ServerFeatures> {
   const remote = conn.link.remote;
   if (seen !== undefined && seen !== "3.4") {
     // Nobody waits for these (the session is connected on what the server had): they are built and sent
@@ -181,17 +193,17 @@ async function probeFeatures(conn: Connection, seen: ServerGeneration | undefine
     if (c === ErrorCode.NONODE) {
       // Now a 3.4 server (downgraded): it drops this link on the removeWatches already sent. Reconnect,
       // and probe one at a time from now on.
-      remember(remote, "3.4");
+      remember(lastSeen, remote, "3.4");
       throw new Error(`server ${remote} is now ZooKeeper 3.4`);
     }
     refuseWithoutSasl(c);
-    return featuresOf(remember(remote, (await removal) === ErrorCode.NOWATCHER ? "3.9+" : "3.5-3.8"));
+    return featuresOf(remember(lastSeen, remote, (await removal) === ErrorCode.NOWATCHER ? "3.9+" : "3.5-3.8"));
   }
   let xid = nextXid();
   const config = await ask(conn, xid, OpCode.exists, configProbe(xid, writer));
-  if (config === ErrorCode.NONODE) return featuresOf(remember(remote, "3.4"));
+  if (config === ErrorCode.NONODE) return featuresOf(remember(lastSeen, remote, "3.4"));
   refuseWithoutSasl(config);
   xid = nextXid();
   const removal = await ask(conn, xid, OpCode.removeWatches, removalProbe(xid, writer));
-  return featuresOf(remember(remote, removal === ErrorCode.NOWATCHER ? "3.9+" : "3.5-3.8"));
+  return featuresOf(remember(lastSeen, remote, removal === ErrorCode.NOWATCHER ? "3.9+" : "3.5-3.8"));
 }

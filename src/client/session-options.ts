@@ -5,6 +5,7 @@ import { DEFAULT_MAX_BUFFER } from "../protocol/jute.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { badArguments } from "./errors.ts";
 import { fourLetterWord } from "./four-letter.ts";
+import { type ServerMemory, serverMemory } from "./features.ts";
 import { type SaslClient, saslFactory } from "./sasl-exchange.ts";
 import { type Dialer, type Transport, defaultTransport } from "./transport.ts";
 import type { ConnectOptions, Logger, SessionState, WatchedEvent } from "./types.ts";
@@ -24,6 +25,8 @@ export interface SessionOptions {
   clientSideExpiry: boolean;
   logger: Logger;
   dialer: Dialer;
+  /** What the servers reached the way this session reaches them answered last time (features.ts). */
+  servers: ServerMemory;
   /** Timers and "now" for everything the session runs (default: the runtime's). */
   clock?: Clock;
   watches: WatchRegistry;
@@ -41,6 +44,8 @@ export interface SessionOptions {
 export interface InternalOptions extends ConnectOptions {
   /** Test seam: how links are dialled; takes precedence over `transport`. */
   dialer?: Dialer;
+  /** With `dialer`: what the servers behind it answered last time, shared by the sessions given the same map (default: one per dialer). */
+  servers?: ServerMemory;
 }
 
 /** What the client gives the session besides ConnectOptions: its watch registry and its callbacks. */
@@ -76,6 +81,7 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     clientSideExpiry: options.clientSideExpiry !== false,
     logger,
     dialer: options.dialer ?? ((target, handlers, opts) => transport.connect(target, handlers, opts)),
+    servers: options.servers ?? serverMemory(options.dialer ?? transport),
     clock,
     fourLetter: (host, cmd) => fourLetterWord(host, cmd, 2000, options.tls),
     watches: callbacks.watches,

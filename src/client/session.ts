@@ -289,7 +289,7 @@ export class Session {
     try {
       // A server seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every
       // later request's on this link) set the truth, or end the link or the session as awaiting them would.
-      this.features = await learnFeatures(conn, () => this.nextXid(), this.writer, {
+      this.features = await learnFeatures(conn, this.o.servers, () => this.nextXid(), this.writer, {
         learnt: (f) => {
           if (this.sessionConn() === conn) this.features = f;
         },

@@ -90,7 +90,7 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
     const sessionTimeout = 2000 + Math.floor(s.random() * 3) * 1000;
     const revokeOn = s.random() < 0.3 ? "expired" : "disconnected";
     const connect = (p: Proc): void => {
-      const opts: InternalOptions = { sessionTimeout, connectTimeout: 8000, dialer: net.dialer(p.name), clock: s.clock };
+      const opts: InternalOptions = { sessionTimeout, connectTimeout: 8000, dialer: net.dialer(p.name), servers: net.servers, clock: s.clock };
       track(`${p.name} connect`, ZooKeeper.connect(`zk1-${run}:2181,zk2-${run}:2181`, opts)).then((zk) => {
         if (!zk) return;
         p.zk = zk;

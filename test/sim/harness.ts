@@ -22,7 +22,7 @@ export async function underSim<T>(seed: number, body: (connect: (o?: ConnectOpti
     s.at(model.tickTime, "server", tick);
     const connect = (o: ConnectOptions = {}): Promise<ZooKeeper> => {
       const actor = `c${n++}`;
-      const opts: InternalOptions = { sessionTimeout: 4000, ...o, dialer: net.dialer(actor), clock: s.clock };
+      const opts: InternalOptions = { sessionTimeout: 4000, ...o, dialer: net.dialer(actor), servers: net.servers, clock: s.clock };
       return ZooKeeper.connect(`sim-${++runs}:2181`, opts);
     };
     let done = false;

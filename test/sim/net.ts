@@ -2,6 +2,7 @@
 // order per direction, with seeded latency. Faults: cut (both ends see a close), blackhole (bytes and
 // dials are held; held bytes flow again when it lifts, like TCP retransmission), delay, server
 // restart (connections drop, dials refused while down).
+import type { ServerMemory } from "../../src/client/features.ts";
 import type { Dialer, Link } from "../../src/client/transport.ts";
 import type { ZkModel } from "./model.ts";
 import type { Sched } from "./sched.ts";
@@ -36,6 +37,9 @@ export class SimNet {
   private blackholed(client: string): boolean {
     return (this.blackholeUntil.get(client) ?? -1) > this.s.now;
   }
+
+  /** What the servers of this network answered the clients' feature probes last time: shared by every session of the seed, as by every session of one process on the default transport, and by nothing outside the seed. */
+  readonly servers: ServerMemory = new Map();
 
   /** A Dialer for one client process (its deliveries belong to that actor). */
   dialer(client: string): Dialer {
