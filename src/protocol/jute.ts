@@ -174,6 +174,9 @@ const SHRINK_ABOVE = 64 * 1024;
 const scratch = new DataView(new ArrayBuffer(8));
 const scratchBytes = new Uint8Array(scratch.buffer);
 
+/** The big-endian int32 at `p` of `b`. */
+const int32At = (b: Uint8Array, p: number): number => (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+
 export class JuteReader {
   private buf: Uint8Array;
   private pos: number;
@@ -218,7 +221,7 @@ export class JuteReader {
     const b = this.buf;
     const p = this.pos;
     this.pos = p + 4;
-    return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+    return int32At(b, p);
   }
 
   long(): bigint {
@@ -228,8 +231,8 @@ export class JuteReader {
     this.pos = p + 8;
     // 0 (ephemeralOwner of every persistent node) and -1 (the zxid of every notification before 3.9) are
     // common and need no BigInt made.
-    const high = (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
-    const low = (b[p + 4]! << 24) | (b[p + 5]! << 16) | (b[p + 6]! << 8) | b[p + 7]!;
+    const high = int32At(b, p);
+    const low = int32At(b, p + 4);
     if (high === low && (high === 0 || high === -1)) return high === 0 ? 0n : -1n;
     for (let i = 0; i < 8; i++) scratchBytes[i] = b[p + i]!;
     return scratch.getBigInt64(0);
