@@ -19,6 +19,7 @@ import { ZooKeeperError } from "./errors.ts";
 import type { Needs } from "./features.ts";
 import { Fifo } from "./fifo.ts";
 import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
+import { microtask } from "./microtask.ts";
 import { isStalled, pingIntervalFor, readTimeoutFor, tickFor } from "./liveness.ts";
 import type { Link } from "./transport.ts";
 import type { Logger } from "./types.ts";
@@ -297,12 +298,14 @@ export class Connection {
       this.flushScheduled = true;
       this.batchAt = this.now();
       // Batch everything queued in this tick into one write.
-      queueMicrotask(() => {
-        this.flushScheduled = false;
-        this.flush();
-      });
+      microtask(this.flushTask);
     }
   }
+
+  private readonly flushTask = (): void => {
+    this.flushScheduled = false;
+    this.flush();
+  };
 
   private flush(): void {
     while (!this.blocked && this.outbox.length > 0 && this.closedReason === null) {

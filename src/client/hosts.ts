@@ -1,6 +1,6 @@
 // Host selection as the Java client does it: shuffle once, walk round-robin, and pause after every
 // host has been tried since the last successful connection.
-import type { HostPort } from "../protocol/connect-string.ts";
+import { type HostPort, type ParsedConnectString, parseConnectString } from "../protocol/connect-string.ts";
 
 export class HostList {
   private hosts: HostPort[];
@@ -60,4 +60,16 @@ export class HostList {
   connected(): void {
     this.triedSinceConnect = 0;
   }
+}
+
+/** The last connect string parsed: a process mostly connects with one. Frozen, as its sessions share it. */
+let lastParsed: { text: string; parsed: ParsedConnectString } | null = null;
+
+export function parsedConnectString(text: string): ParsedConnectString {
+  if (lastParsed !== null && lastParsed.text === text) return lastParsed.parsed;
+  const parsed = parseConnectString(text);
+  for (const h of parsed.hosts) Object.freeze(h);
+  Object.freeze(parsed.hosts);
+  lastParsed = { text, parsed: Object.freeze(parsed) };
+  return parsed;
 }

@@ -4,6 +4,7 @@
 // a logger nor a "listenerError" listener, it goes to console.error.
 import type { EventEmitter } from "node:events";
 import type { Logger } from "./types.ts";
+import { microtask } from "./microtask.ts";
 
 /** A listener (or watcher) threw: what the client's `"listenerError"` event carries. */
 export interface ListenerError {
@@ -38,18 +39,14 @@ export function emitIsolated(sink: ListenerErrorSink, emitter: EventEmitter, sou
   return listeners.length > 0;
 }
 
-const settled = Promise.resolve();
-
 /**
  * Runs watchers after the current reply's callbacks, each on its own; one that throws is reported as "watcher".
  * `list` becomes the delivery's own: the caller must not change it afterwards.
  */
 export function deliverIsolated<E>(sink: ListenerErrorSink, list: readonly ((event: E) => void)[], event: E): void {
   if (list.length === 0) return;
-  // A reaction of a settled promise: a microtask like queueMicrotask's, in the same queue as the replies'
-  // promise reactions (so the order of events and replies holds), but without the AsyncResource that
-  // Node's queueMicrotask makes for each call (~10% of a notification's cost in a watch storm).
-  settled.then(() => {
+  // In the same queue as the replies' promise reactions: the order of events and replies holds.
+  microtask(() => {
     for (const w of list) {
       try {
         w(event);

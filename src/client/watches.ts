@@ -17,16 +17,11 @@ type Entry = Watcher | Set<Watcher>;
 const isOne = (e: Entry): e is Watcher => typeof e === "function";
 
 export class WatchRegistry {
-  private readonly tables: Record<WatchKind, Map<string, Entry>> = {
-    data: new Map(),
-    exist: new Map(),
-    child: new Map(),
-    persistent: new Map(),
-    persistentRecursive: new Map(),
-  };
+  /** A kind's table is made by its first watch: most sessions use one kind or none. */
+  private readonly tables: Record<WatchKind, Map<string, Entry> | null> = { data: null, exist: null, child: null, persistent: null, persistentRecursive: null };
 
   add(kind: WatchKind, path: string, watcher: Watcher): void {
-    const table = this.tables[kind];
+    const table = (this.tables[kind] ??= new Map());
     const e = table.get(path);
     if (e === undefined) table.set(path, watcher);
     else if (!isOne(e)) e.add(watcher);
@@ -34,7 +29,7 @@ export class WatchRegistry {
   }
 
   has(kind: WatchKind, path: string, watcher?: Watcher): boolean {
-    const e = this.tables[kind].get(path);
+    const e = this.tables[kind]?.get(path);
     if (e === undefined) return false;
     return watcher === undefined || (isOne(e) ? e === watcher : e.has(watcher));
   }
@@ -42,8 +37,8 @@ export class WatchRegistry {
   /** Removes one watcher (or all of the path's when omitted); returns the removed watchers. */
   remove(kind: WatchKind, path: string, watcher?: Watcher): Watcher[] {
     const table = this.tables[kind];
-    const e = table.get(path);
-    if (e === undefined) return [];
+    const e = table?.get(path);
+    if (table == null || e === undefined) return [];
     if (watcher === undefined) {
       table.delete(path);
       return isOne(e) ? [e] : [...e];
@@ -60,24 +55,25 @@ export class WatchRegistry {
 
   /** Paths with at least one watcher of `kind`. */
   paths(kind: WatchKind): string[] {
-    return [...this.tables[kind].keys()];
+    const table = this.tables[kind];
+    return table ? [...table.keys()] : [];
   }
 
   get size(): number {
     let n = 0;
-    for (const kind of WATCH_KINDS) for (const e of this.tables[kind].values()) n += isOne(e) ? 1 : e.size;
+    for (const kind of WATCH_KINDS) for (const e of this.tables[kind]?.values() ?? []) n += isOne(e) ? 1 : e.size;
     return n;
   }
 
   /** Every distinct watcher, for session-wide events (expiry, close). */
-  all(): Set<Watcher> {
+  all(): Watcher[] {
     const out = new Set<Watcher>();
-    for (const kind of WATCH_KINDS) for (const e of this.tables[kind].values()) addTo(out, e);
-    return out;
+    for (const kind of WATCH_KINDS) for (const e of this.tables[kind]?.values() ?? []) addTo(out, e);
+    return out.size === 0 ? [] : [...out];
   }
 
   clear(): void {
-    for (const kind of WATCH_KINDS) this.tables[kind].clear();
+    for (const kind of WATCH_KINDS) this.tables[kind]?.clear();
   }
 
   /**
@@ -105,12 +101,13 @@ export class WatchRegistry {
         take(t.child, path, found);
         break;
     }
-    const persistent = t.persistent.get(path);
+    const persistent = t.persistent?.get(path);
     if (persistent) found.push(persistent);
-    if (type !== EventType.NodeChildrenChanged && t.persistentRecursive.size > 0) {
+    const recursive = t.persistentRecursive;
+    if (type !== EventType.NodeChildrenChanged && recursive !== null && recursive.size > 0) {
       let p = path;
       for (;;) {
-        const e = t.persistentRecursive.get(p);
+        const e = recursive.get(p);
         if (e) found.push(e);
         if (p === "/") break;
         const i = p.lastIndexOf("/");
@@ -136,9 +133,9 @@ export class WatchRegistry {
 }
 
 /** A one-shot table's watchers for `path`, taken out of it. */
-function take(table: Map<string, Entry>, path: string, found: Entry[]): void {
-  const e = table.get(path);
-  if (e === undefined) return;
+function take(table: Map<string, Entry> | null, path: string, found: Entry[]): void {
+  const e = table?.get(path);
+  if (table === null || e === undefined) return;
   table.delete(path);
   found.push(e);
 }

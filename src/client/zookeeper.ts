@@ -17,6 +17,7 @@ import { type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfi
 import type { ServerFeatures } from "./features.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "./listeners.ts";
 import { Session } from "./session.ts";
+import { parsedConnectString } from "./hosts.ts";
 import { Transaction } from "./transaction.ts";
 import type { Clock } from "./clock.ts";
 import { readTimeoutFor } from "./liveness.ts";
@@ -62,7 +63,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     super();
     let parsed;
     try {
-      parsed = parseConnectString(connectString);
+      parsed = parsedConnectString(connectString);
     } catch (e) {
       throw badArguments(e instanceof ProtocolError ? e.message : String(e), "connect");
     }
@@ -74,7 +75,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       onWatchEvent: (ev, zxid, watchers) => {
         if (watchers.length > 0) this.deliver(watchers, { type: ev.type as EventType, state: ev.state as KeeperState, path: stripChroot(this.chroot, ev.path), zxid: zxid === -1n ? undefined : zxid });
       },
-      onSessionEvent: (state) => this.deliver([...this.watches.all()], { type: EventType.None, state: state as KeeperState, path: null, zxid: undefined }),
+      onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state: state as KeeperState, path: null, zxid: undefined }),
       onResume: () => void emitIsolated(this, this, "ZooKeeper", "resumed"),
     });
     this.maxBufferSize = o.maxBufferSize;

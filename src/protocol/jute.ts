@@ -174,6 +174,17 @@ const SHRINK_ABOVE = 64 * 1024;
 const scratch = new DataView(new ArrayBuffer(8));
 const scratchBytes = new Uint8Array(scratch.buffer);
 
+// Longs already made, by the low bits of their value: replies repeat the same few zxids (the server's last zxid
+// in the header of every read, a node's czxid, mzxid and pzxid in each Stat of it, a write's zxid in both its
+// header and its Stat), and a BigInt is immutable, so one made before is handed out again. Slots start as 0n
+// and -1n (every persistent node's ephemeralOwner, every notification's zxid before 3.9).
+const LONG_SLOTS = 64;
+const slotHigh = new Int32Array(LONG_SLOTS);
+const slotLow = new Int32Array(LONG_SLOTS);
+const slotValue: bigint[] = new Array<bigint>(LONG_SLOTS).fill(0n);
+slotHigh[LONG_SLOTS - 1] = slotLow[LONG_SLOTS - 1] = -1;
+slotValue[LONG_SLOTS - 1] = -1n;
+
 /** The big-endian int32 at `p` of `b`. */
 const int32At = (b: Uint8Array, p: number): number => (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
 
@@ -229,13 +240,16 @@ export class JuteReader {
     const b = this.buf;
     const p = this.pos;
     this.pos = p + 8;
-    // 0 (ephemeralOwner of every persistent node) and -1 (the zxid of every notification before 3.9) are
-    // common and need no BigInt made.
     const high = int32At(b, p);
     const low = int32At(b, p + 4);
-    if (high === low && (high === 0 || high === -1)) return high === 0 ? 0n : -1n;
+    const slot = low & (LONG_SLOTS - 1);
+    if (slotLow[slot] === low && slotHigh[slot] === high) return slotValue[slot]!;
     for (let i = 0; i < 8; i++) scratchBytes[i] = b[p + i]!;
-    return scratch.getBigInt64(0);
+    const value = scratch.getBigInt64(0);
+    slotHigh[slot] = high;
+    slotLow[slot] = low;
+    slotValue[slot] = value;
+    return value;
   }
 
   /** A long that is known to fit a double exactly (times in ms); read as two ints, no BigInt made. */

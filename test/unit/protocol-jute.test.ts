@@ -185,6 +185,24 @@ describe("Jute primitives against DataView and TextEncoder", () => {
     );
   });
 
+  it("reads repeated longs and longs that share their low bits as DataView does (the reader reuses BigInts it made)", () => {
+    // Few distinct high and low halves, so values repeat and collide in the reader's slots in every order.
+    const half = fc.constantFrom(0, 1, -1, 64, 65, 0x7fffffff, -0x80000000, 0x12345640);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(half, half), { minLength: 1, maxLength: 40 }), (pairs) => {
+        const bytes = new Uint8Array(pairs.length * 8);
+        const view = new DataView(bytes.buffer);
+        pairs.forEach(([hi, lo], i) => {
+          view.setInt32(i * 8, hi);
+          view.setInt32(i * 8 + 4, lo);
+        });
+        const r = new JuteReader(bytes);
+        for (let i = 0; i < pairs.length; i++) assert.equal(r.long(), view.getBigInt64(i * 8));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("reads times (longNumber) as Number of the long, negative ones too", () => {
     fc.assert(
       fc.property(fc.oneof(int64, fc.bigInt(-(2n ** 53n), 2n ** 53n)), (v) => {
