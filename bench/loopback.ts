@@ -142,9 +142,12 @@ export class LoopLink {
   }
 }
 
-/** The stand-in as a zookeeper-ts transport; `links` holds every connection made through it. */
-export function loopbackTransport(): { transport: Transport; links: LoopLink[] } {
-  const links: LoopLink[] = [];
+/**
+ * The stand-in as a zookeeper-ts transport; `last()` is the latest connection made through it. Only that one is
+ * kept: a list of them all kept every session of a connect loop alive, and its GC cost was counted as the client's.
+ */
+export function loopbackTransport(): { transport: Transport; last(): LoopLink | undefined } {
+  let latest: LoopLink | undefined;
   const transport: Transport = {
     connect: (_target, handlers: LinkHandlers): Promise<Link> => {
       let open = true;
@@ -152,11 +155,11 @@ export function loopbackTransport(): { transport: Transport; links: LoopLink[] }
         (chunk) => open && handlers.onData(chunk),
         () => open && ((open = false), handlers.onClose()),
       );
-      links.push(loop);
+      latest = loop;
       return Promise.resolve({ write: (bytes) => loop.write(bytes), close: () => void (open = false), remote: "loopback:2181" });
     },
   };
-  return { transport, links };
+  return { transport, last: () => latest };
 }
 
 /** The stand-in behind a socket-shaped object (write, on("data"), setNoDelay, end), for the raw client. */

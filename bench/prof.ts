@@ -25,7 +25,7 @@ async function loop(one: (i: number) => Promise<unknown>): Promise<void> {
 const loopback = process.env.PROF_SERVER === "loopback";
 const cs = process.env.ZK_CONNECT ?? "127.0.0.1:2181";
 const data = new Uint8Array(100);
-const { transport, links } = loopbackTransport();
+const { transport, last: lastLink } = loopbackTransport();
 
 /** Arms n watches (`arm`), then has the server fire them all and waits for the n calls. */
 async function storm(arm: (path: string, fired: () => void) => Promise<unknown>, link: () => LoopLink): Promise<void> {
@@ -45,7 +45,7 @@ if (client === "ts") {
     const zk = await open();
     await zk.create("/prof", data).catch(() => {});
     const cd = async (): Promise<void> => zk.delete(await zk.create("/prof/n-", data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL }));
-    if (op === "watch") await storm((path, fired) => zk.getData(path, fired), () => links.at(-1)!);
+    if (op === "watch") await storm((path, fired) => zk.getData(path, fired), () => lastLink()!);
     else await loop(() => (op === "get" ? zk.getData("/prof") : op === "cd" ? cd() : zk.setData("/prof", data)));
     await zk.close();
   }
