@@ -51,6 +51,9 @@ export interface DialContext {
   writer: JuteWriter;
 }
 
+/** A new session's ConnectRequest password: 16 zero bytes (only ever read). */
+const NO_PASSWORD = new Uint8Array(16);
+
 export async function establish(x: DialContext, host: HostPort): Promise<Outcome> {
   let perHost = Math.max(1000, (x.negotiatedTimeout || x.sessionTimeout) / x.hostCount);
   if (x.first) perHost = Math.min(perHost, Math.max(500, x.connectTimeout / 2));
@@ -89,7 +92,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
       lastZxidSeen: x.lastZxid,
       timeOut: x.sessionTimeout,
       sessionId: x.resume ? x.resume.id : 0n,
-      passwd: x.resume ? x.resume.password : new Uint8Array(16),
+      passwd: x.resume ? x.resume.password : NO_PASSWORD,
       readOnly: x.readOnly,
     },
     perHost,

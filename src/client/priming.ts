@@ -43,6 +43,7 @@ export function sendAuth(conn: Connection, a: AuthEntry, writer: JuteWriter, onR
 
 /** Splits the registry's paths into batches, each a SetWatches2 body (persistent lists may be empty). */
 export function watchBatches(watches: WatchRegistry, relativeZxid: bigint, limit = SET_WATCHES_BATCH_CHARS): SetWatchesBody[] {
+  if (watches.isEmpty) return [];
   const lists = [watches.paths("data"), watches.paths("exist"), watches.paths("child"), watches.paths("persistent"), watches.paths("persistentRecursive")];
   const out: SetWatchesBody[] = [];
   let batch: string[][] = [[], [], [], [], []];

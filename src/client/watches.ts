@@ -59,6 +59,12 @@ export class WatchRegistry {
     return table ? [...table.keys()] : [];
   }
 
+  /** No watch of any kind (every new session's first connection: nothing to re-register). */
+  get isEmpty(): boolean {
+    for (const kind of WATCH_KINDS) if ((this.tables[kind]?.size ?? 0) > 0) return false;
+    return true;
+  }
+
   get size(): number {
     let n = 0;
     for (const kind of WATCH_KINDS) for (const e of this.tables[kind]?.values() ?? []) n += isOne(e) ? 1 : e.size;
