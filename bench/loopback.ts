@@ -5,6 +5,7 @@
 // it through ConnectOptions.transport, the raw client through a socket-shaped object. Not a ZooKeeper: it
 // knows the handful of requests bench/prof.ts sends, and answers the client's feature probes as 3.8 does.
 import type { Link, LinkHandlers, Transport } from "../src/index.ts";
+import { OP, int32 } from "./lib/wire.ts";
 
 const ZXID = 0x0000_0005_0000_0a2bn; // a plausible zxid: epoch 5, counter 2603
 const STAT = (() => {
@@ -28,20 +29,14 @@ function replyTemplate(err: number, body: Uint8Array = new Uint8Array(0)): Buffe
   f.set(body, 20);
   return f;
 }
-const int = (n: number): Buffer => {
-  const b = Buffer.alloc(4);
-  b.writeInt32BE(n);
-  return b;
-};
 
 const OK = replyTemplate(0);
 const WITH_STAT = replyTemplate(0, STAT);
-const GET_DATA = replyTemplate(0, Buffer.concat([int(100), Buffer.alloc(100, 0x61), STAT]));
+const GET_DATA = replyTemplate(0, Buffer.concat([int32(100), Buffer.alloc(100, 0x61), STAT]));
 const BAD_ARGUMENTS = replyTemplate(-8);
 // ConnectResponse: protocolVersion 0, timeOut 30000, sessionId, passwd (16 bytes), readOnly false.
-const CONNECTED = Buffer.concat([int(4 + 4 + 8 + 4 + 16 + 1), int(0), int(30_000), Buffer.from("0100000500000001", "hex"), int(16), Buffer.alloc(16, 7), Buffer.alloc(1)]);
+const CONNECTED = Buffer.concat([int32(4 + 4 + 8 + 4 + 16 + 1), int32(0), int32(30_000), Buffer.from("0100000500000001", "hex"), int32(16), Buffer.alloc(16, 7), Buffer.alloc(1)]);
 
-const OP = { create: 1, delete: 2, exists: 3, getData: 4, setData: 5, ping: 11, removeWatches: 18, closeSession: -11 } as const;
 
 /** One client connection to the stand-in: takes the client's writes, answers them a turn later. */
 export class LoopLink {
@@ -90,7 +85,7 @@ export class LoopLink {
       case OP.create: {
         const n = f.readInt32BE(8);
         const name = Buffer.from(f.toString("latin1", 12, 12 + n) + String(++this.sequence).padStart(10, "0"), "latin1");
-        return this.queue(replyTemplate(0, Buffer.concat([int(name.length), name])), xid);
+        return this.queue(replyTemplate(0, Buffer.concat([int32(name.length), name])), xid);
       }
       case OP.removeWatches:
         return this.queue(BAD_ARGUMENTS, xid); // the feature probe's answer on 3.5 to 3.8

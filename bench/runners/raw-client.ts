@@ -5,23 +5,18 @@
 // Writes are gathered per tick into one socket write, as every pipelined client does.
 import { connect as tcp, type Socket } from "node:net";
 import type { Done, Driver, Session } from "./harness.ts";
+import { OP, int32 } from "../lib/wire.ts";
 
-const OP = { create: 1, delete: 2, exists: 3, getData: 4, setData: 5, closeSession: -11 } as const;
 const WATCH_XID = -1;
 const PING_XID = -2;
 const ACL_OPEN = [0, 0, 0, 1, 0, 0, 0, 31, 0, 0, 0, 5, ...Buffer.from("world"), 0, 0, 0, 6, ...Buffer.from("anyone")];
 
 /** One frame: length, xid placeholder, opcode, then the body parts (numbers are 4-byte ints, bytes raw). */
 function frame(op: number, parts: (number | Uint8Array | number[])[]): Buffer {
-  const chunks = parts.map((p) => (typeof p === "number" ? int(p) : Buffer.from(p)));
-  const body = Buffer.concat([int(0), int(op), ...chunks]);
-  return Buffer.concat([int(body.length), body]);
+  const chunks = parts.map((p) => (typeof p === "number" ? int32(p) : Buffer.from(p)));
+  const body = Buffer.concat([int32(0), int32(op), ...chunks]);
+  return Buffer.concat([int32(body.length), body]);
 }
-const int = (n: number): Buffer => {
-  const b = Buffer.alloc(4);
-  b.writeInt32BE(n);
-  return b;
-};
 const str = (s: string): (number | Buffer)[] => {
   const b = Buffer.from(s);
   return [b.length, b];
@@ -47,7 +42,7 @@ export class RawSession implements Session {
     socket.setNoDelay(true);
     socket.on("data", (c: Buffer) => this.read(c));
     // ConnectRequest: protocolVersion, lastZxidSeen (long), timeOut, sessionId (long), passwd (16 zero bytes), readOnly.
-    socket.write(Buffer.concat([int(45), int(0), Buffer.alloc(8), int(30_000), Buffer.alloc(8), int(16), Buffer.alloc(16), Buffer.alloc(1)]));
+    socket.write(Buffer.concat([int32(45), int32(0), Buffer.alloc(8), int32(30_000), Buffer.alloc(8), int32(16), Buffer.alloc(16), Buffer.alloc(1)]));
   }
 
   private read(chunk: Buffer): void {
