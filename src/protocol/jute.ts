@@ -39,6 +39,30 @@ export function frameBytes(n: number): Uint8Array {
   return out;
 }
 
+// Byte fields read from replies (node data, ACL ids, SASL tokens) of up to 1 KB are copied into views of 8 KB
+// pools, as Node cuts small Buffers from Buffer.poolSize: a typed array of its own over 64 bytes costs an
+// ArrayBuffer, a malloc'ed store and their GC bookkeeping, the largest single cost of a getData reply in the
+// client. So such a field's `.buffer` is a pool holding other replies' bytes too (read it through byteOffset
+// and byteLength, as with a Node Buffer). A pool that a caller detached (by transferring it) is replaced.
+const POOL = 8 * 1024;
+const POOLED_MAX = 1024;
+let pool = new Uint8Array(POOL);
+let poolAt = 0;
+
+/** A copy of `src[start, start + n)` that the caller may keep (and change: no one else sees its bytes). */
+function copyOut(src: Uint8Array, start: number, n: number): Uint8Array {
+  if (n > POOLED_MAX) return src.slice(start, start + n);
+  if (poolAt + n > POOL || pool.byteLength === 0) {
+    pool = new Uint8Array(POOL);
+    poolAt = 0;
+  }
+  const out = pool.subarray(poolAt, poolAt + n);
+  if (n <= 64) for (let i = 0; i < n; i++) out[i] = src[start + i]!;
+  else out.set(src.subarray(start, start + n));
+  poolAt = (poolAt + n + 7) & ~7;
+  return out;
+}
+
 export class JuteWriter {
   private buf: Uint8Array;
   private view: DataView;
@@ -280,7 +304,7 @@ export class JuteReader {
     const n = this.length("buffer");
     if (n === -1) return null;
     this.need(n, "buffer");
-    const out = this.buf.slice(this.pos, this.pos + n);
+    const out = copyOut(this.buf, this.pos, n);
     this.pos += n;
     return out;
   }

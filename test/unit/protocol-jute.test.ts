@@ -203,6 +203,37 @@ describe("Jute primitives against DataView and TextEncoder", () => {
     );
   });
 
+  it("hands out byte fields as copies of their own: right bytes, no two overlapping, none changed by the next read", () => {
+    // Small fields are cut from shared pools: check contents, independence and lengths around the pool's limits.
+    const field = fc.oneof(fc.constant(null), fc.uint8Array({ maxLength: 80 }), fc.uint8Array({ minLength: 1000, maxLength: 1100 }));
+    fc.assert(
+      fc.property(fc.array(field, { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 40 }), (fields, repeat) => {
+        const w = new JuteWriter();
+        for (let k = 0; k < repeat; k++) for (const f of fields) w.buffer(f);
+        const bytes = w.toBytes();
+        const r = new JuteReader(bytes);
+        const got: (Uint8Array | null)[] = [];
+        for (let k = 0; k < repeat; k++) for (let i = 0; i < fields.length; i++) got.push(r.buffer());
+        got.forEach((g, i) => assert.deepEqual(g, fields[i % fields.length]));
+        bytes.fill(0xee); // the frame's bytes are the reader's to reuse: copies must not be views of them
+        got.forEach((g, i) => assert.deepEqual(g, fields[i % fields.length]));
+        for (const g of got) g?.fill(0x55); // and writing one copy changes no other
+        got.forEach((g, i) => assert.equal(g?.every((b) => b === 0x55) ?? null, fields[i % fields.length] === null ? null : true));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("reads byte fields on after a caller transferred (detached) the buffer behind one", () => {
+    const w = new JuteWriter();
+    w.buffer(new Uint8Array([1, 2, 3])).buffer(new Uint8Array([4, 5]));
+    const r = new JuteReader(w.toBytes());
+    const first = r.buffer()!;
+    structuredClone(first.buffer, { transfer: [first.buffer] });
+    assert.equal(first.byteLength, 0, "the transfer detached it");
+    assert.deepEqual(r.buffer(), new Uint8Array([4, 5]));
+  });
+
   it("reads times (longNumber) as Number of the long, negative ones too", () => {
     fc.assert(
       fc.property(fc.oneof(int64, fc.bigInt(-(2n ** 53n), 2n ** 53n)), (v) => {
