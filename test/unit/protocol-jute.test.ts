@@ -229,7 +229,7 @@ describe("Jute primitives against DataView and TextEncoder", () => {
     w.buffer(new Uint8Array([1, 2, 3])).buffer(new Uint8Array([4, 5]));
     const r = new JuteReader(w.toBytes());
     const first = r.buffer()!;
-    structuredClone(first.buffer, { transfer: [first.buffer] });
+    structuredClone(first.buffer, { transfer: [first.buffer as ArrayBuffer] });
     assert.equal(first.byteLength, 0, "the transfer detached it");
     assert.deepEqual(r.buffer(), new Uint8Array([4, 5]));
   });
