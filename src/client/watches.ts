@@ -38,7 +38,7 @@ export class WatchRegistry {
   remove(kind: WatchKind, path: string, watcher?: Watcher): Watcher[] {
     const table = this.tables[kind];
     const e = table?.get(path);
-    if (table == null || e === undefined) return [];
+    if (table === null || e === undefined) return [];
     if (watcher === undefined) {
       table.delete(path);
       return isOne(e) ? [e] : [...e];

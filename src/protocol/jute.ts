@@ -44,17 +44,20 @@ export function frameBytes(n: number): Uint8Array {
 // ArrayBuffer, a malloc'ed store and their GC bookkeeping, the largest single cost of a getData reply in the
 // client. So such a field's `.buffer` is a pool holding other replies' bytes too (read it through byteOffset
 // and byteLength, as with a Node Buffer). A pool that a caller detached (by transferring it) is replaced.
-/** Size of each pool small byte fields are copied into: fixed, never taken from the input. */
-export const READ_POOL = 8 * 1024;
+const READ_POOL = 8 * 1024;
 const POOLED_MAX = 1024;
-let pool = new Uint8Array(READ_POOL);
+// Pools are made with the Uint8Array of this module's load, so what a caller gets stays a Uint8Array even where
+// the global was replaced later on (a test that records allocations does, and Bun runs every test file in one
+// process): a view's class is its pool's.
+const PoolArray = Uint8Array;
+let pool = new PoolArray(READ_POOL);
 let poolAt = 0;
 
 /** A copy of `src[start, start + n)` that the caller may keep (and change: no one else sees its bytes). */
 function copyOut(src: Uint8Array, start: number, n: number): Uint8Array {
   if (n > POOLED_MAX) return src.slice(start, start + n);
   if (poolAt + n > READ_POOL || pool.byteLength === 0) {
-    pool = new Uint8Array(READ_POOL);
+    pool = new PoolArray(READ_POOL);
     poolAt = 0;
   }
   const out = pool.subarray(poolAt, poolAt + n);

@@ -1,7 +1,7 @@
 // Jute encoding details that random round-trips do not pin down (FACTS.md §2-§4, §8): exact bytes,
 // null versus empty, bounds on lengths, tolerated server quirks.
 import { describe, it } from "../support/bdd.ts";
-import { hex, unhex } from "../support/bytes.ts";
+import { hex, recordingAllocations, unhex } from "../support/bytes.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
@@ -222,6 +222,22 @@ describe("Jute primitives against DataView and TextEncoder", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("hands out plain Uint8Arrays also after the global Uint8Array was replaced while a pool was made", () => {
+    // Bun runs every test file in one process: the allocation-recording helper of another file must not leak
+    // its subclass into what the reader hands out later (it did: deepStrictEqual against plain arrays failed).
+    const w = new JuteWriter();
+    for (let i = 0; i < 40; i++) w.buffer(new Uint8Array(900).fill(i)); // more than one pool's worth
+    const bytes = w.toBytes();
+    const read: (Uint8Array | null)[] = [];
+    recordingAllocations(() => {
+      const r = new JuteReader(bytes);
+      for (let i = 0; i < 40; i++) read.push(r.buffer());
+    }, []);
+    const after = new JuteReader(bytes).buffer()!;
+    for (const f of [...read, after]) assert.equal(Object.getPrototypeOf(f), Uint8Array.prototype);
+    assert.deepEqual(after, new Uint8Array(900).fill(0));
   });
 
   it("reads byte fields on after a caller transferred (detached) the buffer behind one", () => {
