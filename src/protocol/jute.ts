@@ -14,57 +14,61 @@ const ASCII_LOOP_MAX = 256;
 /** Default jute.maxbuffer of both server and Java client. */
 export const DEFAULT_MAX_BUFFER = 0xfffff;
 
-// Frames on their way to the socket are cut from 64 KB slabs, as Node cuts small Buffers from its pool: one
-// allocation outside V8's heap for many frames. A small typed array of its own (slice(), new Uint8Array(n))
-// lives on V8's heap until the socket asks for its .buffer, which then moves it out (a malloc and a copy per
-// frame); a larger one is a zero-filled malloc per frame. A slab is never reused: once its frames are gone, GC
-// frees it. Slices start at multiples of 8.
-const SLAB = 64 * 1024;
-const SLAB_MAX = SLAB / 8;
-let slab = new Uint8Array(SLAB);
-let slabAt = 0;
+// Small byte arrays are cut from shared blocks, as Node cuts small Buffers from its pool: a typed array of its
+// own costs an ArrayBuffer, a malloc'ed store outside V8's heap (or a move there when a socket asks for its
+// .buffer) and their GC bookkeeping. A block is never reused: once its views are gone, GC frees it. Views
+// start at multiples of 8. Blocks are made with the Uint8Array of this module's load, so a view stays a
+// Uint8Array even where the global was replaced later on (a test that records allocations does, and Bun runs
+// every test file in one process): a view's class is its block's.
+const BlockArray = Uint8Array;
 
-/**
- * `n` bytes for a frame (or a batch of frames) to write: a view of a shared slab for up to 8 KB, else an array
- * of its own. Not zero-filled: the caller writes every byte.
- */
-export function frameBytes(n: number): Uint8Array {
-  if (n > SLAB_MAX) return new Uint8Array(n);
-  if (slabAt + n > SLAB) {
-    slab = new Uint8Array(SLAB);
-    slabAt = 0;
+class Arena {
+  /** The largest request served from a block; anything longer gets an array of its own. */
+  readonly max: number;
+  private readonly size: number;
+  private block: Uint8Array;
+  private at = 0;
+
+  constructor(size: number, max: number) {
+    this.size = size;
+    this.max = max;
+    this.block = new BlockArray(size);
   }
-  const out = slab.subarray(slabAt, slabAt + n);
-  slabAt = (slabAt + n + 7) & ~7;
-  return out;
+
+  /** `n` bytes, not zeroed: a view of the current block, or of a new one when it is full or was detached. */
+  take(n: number): Uint8Array {
+    if (n > this.max) return new BlockArray(n);
+    if (this.at + n > this.size || this.block.byteLength === 0) {
+      this.block = new BlockArray(this.size);
+      this.at = 0;
+    }
+    const out = this.block.subarray(this.at, this.at + n);
+    this.at = (this.at + n + 7) & ~7;
+    return out;
+  }
+
+  /** A copy of `src[start, start + n)` that the caller may keep and change (no one else sees its bytes). */
+  copy(src: Uint8Array, start: number, n: number): Uint8Array {
+    if (n > this.max) return src.slice(start, start + n);
+    const out = this.take(n);
+    if (n <= 64) for (let i = 0; i < n; i++) out[i] = src[start + i]!;
+    else out.set(src.subarray(start, start + n));
+    return out;
+  }
 }
 
-// Byte fields read from replies (node data, ACL ids, SASL tokens) of up to 1 KB are copied into views of 8 KB
-// pools, as Node cuts small Buffers from Buffer.poolSize: a typed array of its own over 64 bytes costs an
-// ArrayBuffer, a malloc'ed store and their GC bookkeeping, the largest single cost of a getData reply in the
-// client. So such a field's `.buffer` is a pool holding other replies' bytes too (read it through byteOffset
-// and byteLength, as with a Node Buffer). A pool that a caller detached (by transferring it) is replaced.
-const READ_POOL = 8 * 1024;
-const POOLED_MAX = 1024;
-// Pools are made with the Uint8Array of this module's load, so what a caller gets stays a Uint8Array even where
-// the global was replaced later on (a test that records allocations does, and Bun runs every test file in one
-// process): a view's class is its pool's.
-const PoolArray = Uint8Array;
-let pool = new PoolArray(READ_POOL);
-let poolAt = 0;
+// Frames on their way to the socket: 64 KB blocks, up to 8 KB a frame (or a batch of frames).
+const frames = new Arena(64 * 1024, 8 * 1024);
 
-/** A copy of `src[start, start + n)` that the caller may keep (and change: no one else sees its bytes). */
-function copyOut(src: Uint8Array, start: number, n: number): Uint8Array {
-  if (n > POOLED_MAX) return src.slice(start, start + n);
-  if (poolAt + n > READ_POOL || pool.byteLength === 0) {
-    pool = new PoolArray(READ_POOL);
-    poolAt = 0;
-  }
-  const out = pool.subarray(poolAt, poolAt + n);
-  if (n <= 64) for (let i = 0; i < n; i++) out[i] = src[start + i]!;
-  else out.set(src.subarray(start, start + n));
-  poolAt = (poolAt + n + 7) & ~7;
-  return out;
+// Byte fields read from replies (node data, ACL ids, SASL tokens): 8 KB blocks, up to 1 KB a field (the data
+// copy was the largest single cost of a getData reply in the client). So such a field's `.buffer` holds other
+// replies' bytes too: read it through byteOffset and byteLength, as with a Node Buffer. A block that a caller
+// detached (by transferring it) is replaced.
+const fields = new Arena(8 * 1024, 1024);
+
+/** `n` bytes for a frame (or a batch of frames) to write; not zero-filled: the caller writes every byte. */
+export function frameBytes(n: number): Uint8Array {
+  return frames.take(n);
 }
 
 export class JuteWriter {
@@ -168,15 +172,9 @@ export class JuteWriter {
     this.view.setInt32(at, this.pos - at - 4);
   }
 
-  /** A copy of the bytes written so far (for a frame of up to 8 KB, a slice of a shared slab: see `frameBytes`). */
+  /** A copy of the bytes written so far (for a frame of up to 8 KB, a view of a shared block: see `frameBytes`). */
   toBytes(): Uint8Array {
-    const n = this.pos;
-    if (n > SLAB_MAX) return this.buf.slice(0, n);
-    const out = frameBytes(n);
-    const src = this.buf;
-    if (n <= 256) for (let i = 0; i < n; i++) out[i] = src[i]!;
-    else out.set(src.subarray(0, n));
-    return out;
+    return frames.copy(this.buf, 0, this.pos);
   }
 
   /** The bytes written so far without copying; valid until the next write or reset. */
@@ -308,7 +306,7 @@ export class JuteReader {
     const n = this.length("buffer");
     if (n === -1) return null;
     this.need(n, "buffer");
-    const out = copyOut(this.buf, this.pos, n);
+    const out = fields.copy(this.buf, this.pos, n);
     this.pos += n;
     return out;
   }
