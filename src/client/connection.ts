@@ -8,10 +8,8 @@ import { JuteReader, frameBytes } from "../protocol/jute.ts";
 import {
   type ConnectRequest,
   type ConnectResponse,
-  type ReplyHeader,
   type WatcherEvent,
   readConnectResponse,
-  readReplyHeader,
   readWatcherEvent,
   writeConnectRequest,
 } from "../protocol/records.ts";
@@ -28,8 +26,8 @@ import type { Logger } from "./types.ts";
 export interface InFlight {
   xid: number;
   opcode: number;
-  /** Called with the reply; `body` is positioned after the header (null when err != 0). */
-  onReply(header: ReplyHeader, body: JuteReader | null): void;
+  /** Called with the reply's error code; `body` is positioned after the header (null when err != 0). */
+  onReply(err: number, body: JuteReader | null): void;
   onFail(code: number, reason: string): void;
   /** Server features the request needs; checked by the session before it goes on the wire. */
   needs?: Needs;
@@ -351,10 +349,13 @@ export class Connection {
       h.resolve(res);
       return;
     }
-    const header = readReplyHeader(r);
-    switch (header.xid) {
+    // The reply header (ReplyHeader: xid, zxid, err) read field by field: no object per reply.
+    const xid = r.int();
+    const zxid = r.long();
+    const err = r.int();
+    switch (xid) {
       case Xid.NOTIFICATION:
-        this.events?.onNotification(readWatcherEvent(r), header.zxid);
+        this.events?.onNotification(readWatcherEvent(r), zxid);
         return;
       case Xid.PING:
         // A ping reply nobody asked for can only be a corrupted xid: the stream is not to be trusted.
@@ -364,19 +365,19 @@ export class Connection {
       case Xid.AUTH: {
         const auth = this.authInFlight.shift();
         if (auth) this.ack(auth.sentAt);
-        auth?.onReply(header, null);
+        auth?.onReply(err, null);
         return;
       }
     }
     const head = this.inFlight.shift();
-    if (!head) throw new ProtocolError("BAD_FRAME", `reply with xid ${header.xid} but nothing is in flight`);
-    if (head.xid !== header.xid) {
+    if (!head) throw new ProtocolError("BAD_FRAME", `reply with xid ${xid} but nothing is in flight`);
+    if (head.xid !== xid) {
       this.inFlight.push(head); // failed with the rest on close
-      throw new ProtocolError("BAD_FRAME", `xid out of order: expected ${head.xid}, got ${header.xid}`);
+      throw new ProtocolError("BAD_FRAME", `xid out of order: expected ${head.xid}, got ${xid}`);
     }
-    if (header.zxid > 0n) this.events?.onZxid(header.zxid);
+    if (zxid > 0n) this.events?.onZxid(zxid);
     this.ack(head.sentAt);
-    head.onReply(header, header.err === 0 ? r : null);
+    head.onReply(err, err === 0 ? r : null);
   }
 
   private ack(sentAt: number | undefined): void {

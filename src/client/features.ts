@@ -104,7 +104,7 @@ export function unsupported(f: ServerFeatures, needs: Needs | undefined): string
 /** A request sent during priming: resolves with the reply's error code (rejects when the link goes). */
 function ask(conn: Connection, xid: number, opcode: number, frame: Uint8Array): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    conn.send(frame, { xid, opcode, onReply: (h) => resolve(h.err), onFail: (_code, reason) => reject(new Error(reason)) });
+    conn.send(frame, { xid, opcode, onReply: (err) => resolve(err), onFail: (_code, reason) => reject(new Error(reason)) });
   });
 }
 

@@ -26,14 +26,14 @@ export function sendAuth(conn: Connection, a: AuthEntry, writer: JuteWriter, onR
   conn.send(frame, {
     xid: Xid.AUTH,
     opcode: OpCode.auth,
-    onReply: (h) => {
+    onReply: (err) => {
       const waiters = a.waiters.splice(0);
-      if (h.err === 0) {
+      if (err === 0) {
         for (const w of waiters) w.resolve();
         return;
       }
-      const err = new ZooKeeperError(ErrorCode.AUTHFAILED, `server refused ${a.scheme} credentials`, { op: "addAuthInfo" });
-      for (const w of waiters) w.reject(err);
+      const refused = new ZooKeeperError(ErrorCode.AUTHFAILED, `server refused ${a.scheme} credentials`, { op: "addAuthInfo" });
+      for (const w of waiters) w.reject(refused);
       onRefused(a);
     },
     // Waiters keep waiting: the next connection re-sends every stored credential.
@@ -99,8 +99,8 @@ export function sendSetWatches(conn: Connection, bodies: SetWatchesBody[], featu
     conn.send(frame, {
       xid,
       opcode,
-      onReply: (h) => {
-        if (h.err !== 0) log.warn(`zookeeper: re-registering watches failed with error ${h.err}`);
+      onReply: (err) => {
+        if (err !== 0) log.warn(`zookeeper: re-registering watches failed with error ${err}`);
       },
       onFail: () => {},
     });

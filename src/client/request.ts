@@ -3,7 +3,6 @@
 import { ErrorCode } from "../protocol/constants.ts";
 import { encodeRequest } from "../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
-import type { ReplyHeader } from "../protocol/records.ts";
 import type { InFlight } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
 import type { Needs } from "./features.ts";
@@ -76,11 +75,11 @@ class PendingCall<T> implements InFlight {
     this.reject = reject;
   }
 
-  onReply(header: ReplyHeader, body: JuteReader | null): void {
+  onReply(err: number, body: JuteReader | null): void {
     const req = this.req;
-    req.onReply?.(header.err);
-    if (header.err !== 0) {
-      this.reject(new ZooKeeperError(header.err as ErrorCode, undefined, { op: req.op, path: req.path }));
+    req.onReply?.(err);
+    if (err !== 0) {
+      this.reject(new ZooKeeperError(err as ErrorCode, undefined, { op: req.op, path: req.path }));
       return;
     }
     let value: unknown;

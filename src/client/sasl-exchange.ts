@@ -3,7 +3,6 @@
 import { type ErrorCode, OpCode, errorCodeName } from "../protocol/constants.ts";
 import { encodeRequest } from "../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
-import type { ReplyHeader } from "../protocol/records.ts";
 import type { Connection } from "./connection.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { digestMd5 } from "./sasl/index.ts";
@@ -31,8 +30,8 @@ export async function saslExchange(conn: Connection, mech: SaslClient, nextXid: 
   let token = mech.initial();
   for (;;) {
     const reply = await rawRequest(conn, nextXid(), writer, (w) => w.buffer(token), (r) => r.buffer());
-    if (reply.header.err !== 0) {
-      throw new SaslRefused(`the server rejected the credentials (${errorCodeName(reply.header.err)} ${reply.header.err})`);
+    if (reply.err !== 0) {
+      throw new SaslRefused(`the server rejected the credentials (${errorCodeName(reply.err)} ${reply.err})`);
     }
     let next: Uint8Array | null;
     try {
@@ -52,13 +51,13 @@ function rawRequest<T>(
   writer: JuteWriter,
   write: (w: JuteWriter) => void,
   decode: (r: JuteReader) => T,
-): Promise<{ header: ReplyHeader; value: T | null }> {
+): Promise<{ err: number; value: T | null }> {
   return new Promise((resolve, reject) => {
     const frame = encodeRequest(xid, OpCode.sasl, (w) => write(w), undefined, writer);
     conn.send(frame, {
       xid,
       opcode: OpCode.sasl,
-      onReply: (header, body) => resolve({ header, value: body ? decode(body) : null }),
+      onReply: (err, body) => resolve({ err, value: body ? decode(body) : null }),
       onFail: (code, reason) => reject(new ZooKeeperError(code as ErrorCode, reason, { op: "sasl" })),
     });
   });

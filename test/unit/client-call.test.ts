@@ -41,7 +41,7 @@ function stub(chroot: string): { c: Caller; sent: Sent[]; watches: WatchRegistry
             write(w);
             body = new JuteReader(w.toBytes());
           }
-          inFlight.onReply({ xid: 1, zxid: 1n, err }, body);
+          inFlight.onReply(err, body);
         },
       });
     });
