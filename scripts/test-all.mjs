@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { denoFailures, textFailures, vitestFailures } from "./test-failures.mjs";
 
 /** Run under Bun and Deno too: directories (all *.test.ts below them) and files. Append yours. */
 const CROSS_RUNTIME = [
@@ -148,9 +149,9 @@ async function startSharedServer() {
 }
 
 const rows = [];
-function record(runtime, { code, out, seconds }, counts) {
+function record(runtime, { code, out, seconds }, counts, failures = []) {
   const ok = code === 0 && counts.failed === 0 && counts.passed > 0;
-  rows.push({ runtime, ...counts, seconds, ok, code });
+  rows.push({ runtime, ...counts, seconds, ok, code, failures: ok ? [] : failures });
 }
 
 const t0 = Date.now();
@@ -172,7 +173,7 @@ try {
   const vitestJson = join(work, "vitest.json");
   // The simulation's 10,000-seed batch is a step of its own (below), so vitest's sim.test.ts skips it.
   const node = await run("npx", ["--no", "vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`], { ...env, SIM_SEEDS: "0" });
-  record("node (vitest)", node, vitestCounts(vitestJson, node.out));
+  record("node (vitest)", node, vitestCounts(vitestJson, node.out), vitestFailures(vitestJson, node.out));
   // Deterministic simulation (issue 17): 10,000 seeds on one worker per core (~50 s idle on 2 cores).
   const sim = await run("npm", ["run", "sim"], { ...env, SIM_SEEDS: process.env.SIM_SEEDS ?? "10000" });
   record("simulation (10,000 seeds)", sim, genericCounts("", sim.code));
@@ -180,11 +181,11 @@ try {
   const files = [...new Set(CROSS_RUNTIME.flatMap(testFiles))];
   // Bun's default is 5 s per test, and its node:test ignores hook timeouts: match vitest's 120 s.
   const bun = await run("npx", ["--no", "bun", "test", "--timeout", "120000", ...files.map((f) => `./${relative(root, f)}`)], env);
-  record("bun", bun, bunCounts(bun.out));
+  record("bun", bun, bunCounts(bun.out), textFailures(bun.out));
 
   const junit = join(work, "deno.xml");
   const deno = await run("npx", ["--no", "deno", "test", "-A", `--junit-path=${junit}`, ...files], env);
-  record("deno", deno, denoCounts(junit));
+  record("deno", deno, denoCounts(junit), denoFailures(junit));
 
   // The examples, once each against the shared server: one program per runtime.
   const examples = [
@@ -228,7 +229,7 @@ try {
   if (process.env.STRESS === "1" || process.env.CI === "true") {
     if (pkg.scripts?.["test:stress"]) {
       const stress = await run("npm", ["run", "test:stress"], env);
-      record("stress", stress, genericCounts(stress.out, stress.code));
+      record("stress", stress, genericCounts(stress.out, stress.code), textFailures(stress.out));
     } else {
       console.log("[test-all] no test:stress script in package.json, stress run skipped");
     }
@@ -259,5 +260,11 @@ for (const r of rows) {
 }
 const passed = rows.reduce((n, r) => n + r.passed, 0);
 const failed = rows.reduce((n, r) => n + r.failed, 0);
+const failures = rows.flatMap((r) => r.failures?.map((f) => `[${r.runtime}] ${f}`) ?? []);
+if (failures.length > 0) {
+  console.log("\nfailed tests (their output is above):");
+  for (const f of failures.slice(0, 30)) console.log(`  ${f.length > 400 ? `${f.slice(0, 400)}…` : f}`);
+  if (failures.length > 30) console.log(`  … and ${failures.length - 30} more`);
+}
 console.log(`total: ${passed} passed, ${failed} failed`);
 process.exit(rows.every((r) => r.ok) ? 0 : 1);
