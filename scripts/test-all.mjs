@@ -16,6 +16,7 @@ const CROSS_RUNTIME = [
   "test/integration/harness.test.ts",
   "test/integration/client-ops.test.ts",
   "test/integration/client-watches.test.ts",
+  "test/integration/client-watch-reconnect.test.ts",
   "test/integration/client-auth.test.ts",
   "test/integration/client-session.test.ts",
   "test/integration/client-ensemble.test.ts",

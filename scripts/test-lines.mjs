@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 export const GENERATION_FILES = [
   "test/integration/client-ops.test.ts",
   "test/integration/client-watches.test.ts",
+  "test/integration/client-watch-reconnect.test.ts",
   "test/integration/client-session.test.ts",
   "test/integration/client-ensemble.test.ts",
   "test/integration/client-lines.test.ts",

@@ -33,11 +33,18 @@ export interface InFlight {
   needs?: Needs;
   /** Clock time it was queued for the wire (set by the connection; its reply acknowledges this send). */
   sentAt?: number;
+  /**
+   * True for the caller's requests only: their replies' zxid becomes the session's lastZxid. The replies to
+   * the client's own frames on a new link (SASL, feature probes, SetWatches) can overtake the catch-up
+   * notifications of watches still to be re-registered; taken as lastZxid, a cut right after them would
+   * make the next SetWatches skip those changes (docs/session-states.md, "Priming a new connection").
+   */
+  tracksZxid?: boolean;
 }
 
 export interface ConnectionEvents {
   onNotification(event: WatcherEvent, zxid: bigint): void;
-  /** The last zxid seen in a normal reply, for reconnects. */
+  /** The zxid of a reply to one of the caller's requests (`InFlight.tracksZxid`), for reconnects. */
   onZxid(zxid: bigint): void;
   /** A link callback (data, drain, close) came while this process's timers were overdue (it was paused): before the callback acts. */
   onResume?(): void;
@@ -375,7 +382,7 @@ export class Connection {
       this.inFlight.push(head); // failed with the rest on close
       throw new ProtocolError("BAD_FRAME", `xid out of order: expected ${head.xid}, got ${xid}`);
     }
-    if (zxid > 0n) this.events?.onZxid(zxid);
+    if (zxid > 0n && head.tracksZxid === true) this.events?.onZxid(zxid);
     this.ack(head.sentAt);
     head.onReply(err, err === 0 ? r : null);
   }

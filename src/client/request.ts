@@ -61,6 +61,8 @@ export function inFlightFor<T>(req: Request<T>, resolve: (v: T) => void, reject:
 class PendingCall<T> implements InFlight {
   xid = 0;
   sentAt = 0;
+  /** The caller's request: its reply's zxid moves the session's lastZxid (connection.ts). */
+  readonly tracksZxid = true;
   readonly opcode: number;
   readonly needs: Needs | undefined;
   private readonly req: Request<T>;

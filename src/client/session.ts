@@ -285,7 +285,9 @@ export class Session {
   /** Auth packets, the feature probes, SetWatches batches, then everything queued while disconnected. */
   private async prime(conn: Connection): Promise<Outcome | undefined> {
     for (const a of this.auths) sendAuth(conn, a, this.writer, (x) => this.authRefused(x));
-    const relativeZxid = this.lastZxid; // the probes' replies move lastZxid; catch-up is relative to before
+    // Only replies to the caller's requests move lastZxid (InFlight.tracksZxid): the probes' and SetWatches'
+    // replies below must not, or a link cut after them and before the catch-up notifications would lose them.
+    const relativeZxid = this.lastZxid;
     try {
       // A server seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every
       // later request's on this link) set the truth, or end the link or the session as awaiting them would.

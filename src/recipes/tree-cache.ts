@@ -3,6 +3,9 @@
 // re-read of that node; a node has at most one read in flight (a change during it reads it again),
 // and at most `maxInFlight` nodes are read at once. After a reconnect every cached node is re-read
 // and compared by mzxid, so changes made meanwhile are reported once and unchanged nodes not at all.
+// A recursive watch never reports NodeChildrenChanged, so a child's creation or deletion also
+// schedules a Stat refresh of its parent (an exists, through the same queue): its numChildren,
+// cversion and pzxid stay current, silently (see `refreshStat`).
 import { EventEmitter } from "node:events";
 import type { SessionState, Stat, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
@@ -52,6 +55,11 @@ interface Entry extends CachedNode {
 
 type Phase = "latent" | "loading" | "ready" | "expired" | "closed";
 
+/** What a scheduled read does: "full" (getData + getChildren, compared) or "stat" (an exists). */
+type ReadKind = "full" | "stat";
+
+const merge = (a: ReadKind | undefined, b: ReadKind): ReadKind => (a === "full" || b === "full" ? "full" : "stat");
+
 /**
  * An in-memory mirror of a subtree, kept current by watches: a persistent recursive watch on 3.6+ servers,
  * one-shot watches on older ones. Errors are ZooKeeperErrors: BADARGUMENTS for bad arguments, and what the
@@ -68,9 +76,9 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
   private phase: Phase = "latent";
   private readonly nodes = new Map<string, Entry>();
   private readonly queue: string[] = [];
-  private readonly queued = new Set<string>();
+  private readonly queued = new Map<string, ReadKind>(); // the pending read of each queued path
   private readonly running = new Set<string>();
-  private readonly again = new Set<string>();
+  private readonly again = new Map<string, ReadKind>(); // paths to read again once their read is done
   private resyncNeeded = false;
   private onIdle: (() => void) | null = null;
   private settledWaiters: (() => void)[] = [];
@@ -194,14 +202,19 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
     }
   }
 
-  private schedule(path: string): void {
+  /** Queues a read of `path` (a full read takes the place of a Stat refresh queued for the same path). */
+  private schedule(path: string, kind: ReadKind = "full"): void {
     if (this.phase === "closed" || this.phase === "expired") return;
     if (this.running.has(path)) {
-      this.again.add(path);
+      this.again.set(path, merge(this.again.get(path), kind));
       return;
     }
-    if (this.queued.has(path)) return;
-    this.queued.add(path);
+    const pending = this.queued.get(path);
+    if (pending !== undefined) {
+      this.queued.set(path, merge(pending, kind));
+      return;
+    }
+    this.queued.set(path, kind);
     this.queue.push(path);
     this.pump();
   }
@@ -209,11 +222,12 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
   private pump(): void {
     while (this.running.size < this.maxInFlight && this.queue.length > 0 && this.zk.state === "connected") {
       const path = this.queue.shift()!;
+      const kind = this.queued.get(path) ?? "full";
       this.queued.delete(path);
       this.running.add(path);
-      void this.read(path).then(
-        () => this.finished(path, false),
-        (e) => this.finished(path, this.failed(e)),
+      void (kind === "stat" ? this.refreshStat(path) : this.read(path)).then(
+        () => this.finished(path, kind, false),
+        (e) => this.finished(path, kind, this.failed(e)),
       );
     }
     if (this.running.size === 0 && this.queue.length === 0) {
@@ -224,9 +238,12 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
     }
   }
 
-  private finished(path: string, retry: boolean): void {
+  private finished(path: string, kind: ReadKind, retry: boolean): void {
     this.running.delete(path);
-    if (this.again.delete(path) || retry) this.schedule(path);
+    const again = this.again.get(path);
+    this.again.delete(path);
+    if (again !== undefined) this.schedule(path, retry ? merge(again, kind) : again);
+    else if (retry) this.schedule(path, kind);
     this.pump();
   }
 
@@ -284,6 +301,24 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
     for (const name of kids) if (!entry.kids.has(name)) this.schedule(join(path, name));
   }
 
+  /**
+   * A cached node's Stat after a child of it was created or deleted, which a recursive watch reports
+   * only for the child. Only numChildren, cversion and pzxid can have moved, and they are updated
+   * silently: "changed" means the node's own data changed (mzxid), as in one-shot mode, where a child
+   * watch re-reads the parent, and as in Curator's TreeCache (NODE_UPDATED only when mzxid moves);
+   * the child's creation or deletion is itself reported as "added" or "removed". If the node itself
+   * changed (mzxid or czxid moved, or it is gone), a full read follows, which reports it.
+   */
+  private async refreshStat(path: string): Promise<void> {
+    if (!this.nodes.has(path)) return; // not cached yet: its own read, still to come, gets a newer Stat
+    const stat = await this.zk.exists(path);
+    if (this.phase === "closed" || this.phase === "expired") return;
+    const entry = this.nodes.get(path);
+    if (!entry) return;
+    if (stat === null || stat.czxid !== entry.stat.czxid || stat.mzxid !== entry.stat.mzxid) return this.schedule(path); // after this one
+    entry.stat = stat;
+  }
+
   /** Drops `path` and everything below it, deepest first. */
   private remove(path: string): void {
     const entry = this.nodes.get(path);
@@ -301,9 +336,15 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
   }
 
   private readonly watcher: Watcher = (event: WatchedEvent) => {
-    if (event.type === EventType.None || event.path === null || !this.within(event.path)) return;
+    if (event.type === EventType.None || event.path === null) return;
     if (event.type === EventType.PersistentWatchRemoved || event.type === EventType.DataWatchRemoved || event.type === EventType.ChildWatchRemoved) return;
-    this.schedule(event.path);
+    if (this.within(event.path)) this.schedule(event.path);
+    // A recursive watch sends no NodeChildrenChanged: the parent's numChildren, cversion and pzxid
+    // moved too (also when the child is one level below `depth` and itself not cached).
+    if (this.recursive && (event.type === EventType.NodeCreated || event.type === EventType.NodeDeleted) && event.path !== this.path) {
+      const parent = parentOf(event.path);
+      if (this.within(parent)) this.schedule(parent, "stat");
+    }
   };
 
   private readonly onState = (state: SessionState): void => {

@@ -1,6 +1,6 @@
 // TreeCache against a real ZooKeeper server: snapshot, then events that replay onto it; after a
 // random workload (and link cuts through a proxy) the cache equals a fresh read; 10,000 nodes load
-// with bounded reads in flight; both watch modes; expiry and rebuild.
+// with bounded reads in flight; both watch modes; a parent's Stat follows its children; expiry and rebuild.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -68,6 +68,60 @@ describe("TreeCache", () => {
       assert.deepEqual(cache.children(base), (await writer.getChildren(base)).sort());
       await cache.close();
     }, 90_000);
+  }
+
+  for (const watchMode of ["persistent", "oneShot"] as const) {
+    it(`${watchMode}: a parent's numChildren, cversion and pzxid follow its children's creations and deletions, without "changed"`, async () => {
+      const base = `${root}/parent-stat-${watchMode}`;
+      await writer.create(base, "p");
+      await writer.create(`${base}/old`, "o");
+      const zk = await connect();
+      const cache = new TreeCache(zk, base, { watchMode });
+      await cache.start();
+      const changed: string[] = [];
+      cache.on("changed", (p) => changed.push(p));
+      const check = async (what: string): Promise<void> => {
+        await zk.sync(base); // every notification for the writes is in before the sync's reply
+        await cache.settled();
+        for (const p of [base, `${base}/a`]) {
+          const cached = cache.get(p)?.stat;
+          const actual = await zk.exists(p);
+          assert.ok(cached && actual, `${what}: ${p} cached and present`);
+          const fields = (s: typeof actual): unknown[] => [s!.numChildren, s!.cversion, s!.pzxid, s!.mzxid];
+          assert.deepEqual(fields(cached), fields(actual), `${what}: ${p} [numChildren, cversion, pzxid, mzxid]`);
+        }
+      };
+      await writer.create(`${base}/a`, "a");
+      await writer.create(`${base}/b`, "b");
+      await check("after two creations");
+      await writer.create(`${base}/a/x`, "x"); // a grandchild: a's Stat moves, not base's
+      await writer.delete(`${base}/old`);
+      await check("after a creation below and a deletion");
+      await writer.delete(`${base}/b`);
+      await writer.create(`${base}/c`, null, { mode: CreateMode.EPHEMERAL });
+      await check("after a deletion and an ephemeral creation");
+      assert.equal(cache.get(base)!.stat.numChildren, 2);
+      assert.deepEqual(cache.children(base), ["a", "c"]);
+      assert.deepEqual(changed, [], "a child's creation or deletion is not a change of its parent");
+      await writer.setData(base, "p2");
+      await check("after the parent's own change");
+      assert.deepEqual(changed, [base]);
+      await cache.close();
+      if (watchMode === "persistent") {
+        // At the depth limit the children are not cached, yet their parent's Stat follows them.
+        const shallow = new TreeCache(zk, base, { watchMode, depth: 0 });
+        await shallow.start();
+        await writer.create(`${base}/d`, null);
+        await writer.delete(`${base}/c`);
+        await zk.sync(base);
+        await shallow.settled();
+        const actual = (await zk.exists(base))!;
+        const cached = shallow.get(base)!.stat;
+        assert.deepEqual([cached.numChildren, cached.cversion, cached.pzxid], [actual.numChildren, actual.cversion, actual.pzxid], "depth 0");
+        assert.deepEqual(shallow.paths(), [base]);
+        await shallow.close();
+      }
+    }, 60_000);
   }
 
   it("loads 10,000 nodes with at most maxInFlight reads at once, and honours depth", async () => {

@@ -51,6 +51,10 @@ export interface FaultProxy {
    * then closes the client and ends the server side. Non-ZooKeeper streams (four-letter words,
    * TLS) are not parsed. */
   cutAfterRequest(opcode: number, opts: { forward: boolean }): Promise<RequestCut>;
+  /** The next connection accepted forwards the server's first n frames whole (the ConnectResponse is
+   * frame 1), then ends the client side after them (FIN follows their bytes) and drops the server
+   * side. Resolves with the frames forwarded when it has cut, or when the link or the proxy closed first. */
+  cutAfterServerFrames(n: number): Promise<number>;
   /** Closes the listener, every connection and timer; pending cut promises resolve (fired: false). */
   close(): Promise<void>;
 }
@@ -123,7 +127,38 @@ class FrameScanner {
   }
 }
 
-type Item = { kind: "data"; buf: Buffer; due: number } | { kind: "end"; due: number } | { kind: "abort"; due: number };
+// Where whole frames end in a stream (the offsets just past each frame's last byte, per chunk): the
+// length prefix alone, so it counts the ConnectResponse, which has no reply header, like any other.
+class FrameEnds {
+  private lenBytes = 0;
+  private len = 0;
+  private left = 0;
+
+  ends(chunk: Buffer): number[] {
+    const out: number[] = [];
+    let off = 0;
+    while (off < chunk.length) {
+      if (this.left === 0) {
+        this.len = this.len * 256 + chunk[off++]!;
+        if (++this.lenBytes < 4) continue;
+        this.left = this.len;
+        this.len = 0;
+        this.lenBytes = 0;
+        if (this.left === 0) out.push(off);
+        continue;
+      }
+      const n = Math.min(this.left, chunk.length - off);
+      off += n;
+      this.left -= n;
+      if (this.left === 0) out.push(off);
+    }
+    return out;
+  }
+}
+
+interface DownCut { left: number; sent: number; resolve: (frames: number) => void }
+
+type Item = { kind: "data"; buf: Buffer; due: number } | { kind: "end"; due: number; then?: () => void } | { kind: "abort"; due: number };
 
 function destroySocket(s: net.Socket | null, rst: boolean): void {
   if (!s || s.destroyed) return;
@@ -150,6 +185,8 @@ class Link {
   awaiting: { xid: number; done: (err: number | null) => void } | null = null;
   c2sSent = 0; // c2s bytes forwarded so far (absolute offset for pendingCut)
   pendingCut: { abs: number; fire: () => void } | null = null;
+  downCut: DownCut | null = null; // cutAfterServerFrames on this link
+  private readonly downEnds = new FrameEnds();
   readonly timers = new Set<ReturnType<typeof setTimeout>>();
   readonly proxy: Proxy;
 
@@ -167,6 +204,7 @@ class Link {
     client.on("end", () => this.up.push({ kind: "end", due: Date.now() + proxy.delayMs }));
     client.on("close", () => {
       this.clientClosed = true;
+      this.settleDownCut();
       if (!client.readableEnded) this.up.push({ kind: "abort", due: Date.now() + proxy.delayMs });
       this.maybeForget();
     });
@@ -180,11 +218,19 @@ class Link {
     s.on("data", (b: Buffer) => this.fromUpstream(b));
     s.on("end", () => this.down.push({ kind: "end", due: Date.now() + this.proxy.delayMs }));
     s.on("close", () => {
+      this.settleDownCut();
       if (!s.readableEnded) this.down.push({ kind: "abort", due: Date.now() + this.proxy.delayMs });
       if (this.awaiting) this.finishAwait(null);
       this.maybeForget();
     });
     this.up.kick();
+  }
+
+  // A link that ends before its cutAfterServerFrames fired: the promise says how many frames went out.
+  settleDownCut(): void {
+    const cut = this.downCut;
+    this.downCut = null;
+    cut?.resolve(cut.sent);
   }
 
   private fromUpstream(b: Buffer): void {
@@ -193,7 +239,36 @@ class Link {
       const h = heads.find((x) => x.xid === this.awaiting?.xid);
       if (h) this.finishAwait(h.err);
     }
-    if (!this.dead) this.down.push({ kind: "data", buf: b, due: Date.now() + this.proxy.delayMs });
+    if (this.dead) return;
+    const cut = this.downCut;
+    if (!cut) {
+      this.down.push({ kind: "data", buf: b, due: Date.now() + this.proxy.delayMs });
+      return;
+    }
+    const ends = this.downEnds.ends(b);
+    if (ends.length < cut.left) {
+      cut.left -= ends.length;
+      cut.sent += ends.length;
+      this.down.push({ kind: "data", buf: b, due: Date.now() + this.proxy.delayMs });
+      return;
+    }
+    // The n-th frame ends in this chunk: forward up to its end, then FIN the client once those bytes are
+    // written and drop the server side; nothing the server sends later reaches the client.
+    const due = Date.now() + this.proxy.delayMs;
+    const frames = cut.sent + cut.left;
+    this.downCut = null;
+    this.dead = true;
+    this.up.stop();
+    this.down.push({ kind: "data", buf: b.subarray(0, ends[cut.left - 1]), due });
+    this.down.push({
+      kind: "end",
+      due,
+      then: () => {
+        this.down.stop();
+        destroySocket(this.upstream, false);
+        cut.resolve(frames);
+      },
+    });
   }
 
   private finishAwait(err: number | null): void {
@@ -299,7 +374,8 @@ class Pump {
         this.items.shift();
         if (item.kind === "abort") destroySocket(dst, false);
         else if (item.kind === "end") {
-          if (!dst.destroyed && !dst.writableEnded) dst.end();
+          if (!dst.destroyed && !dst.writableEnded) dst.end(item.then);
+          else item.then?.();
         } else await this.write(dst, item.buf);
       }
     } finally {
@@ -363,6 +439,7 @@ class Proxy implements FaultProxy {
   private nextId = 1;
   private readonly links = new Set<Link>();
   private readonly triggers: Trigger[] = [];
+  private readonly downCuts: DownCut[] = [];
   private readonly server: net.Server;
   private readonly onConnection?: (id: number) => void;
 
@@ -404,6 +481,7 @@ class Proxy implements FaultProxy {
       return;
     }
     const link = new Link(this, this.nextId++, s);
+    link.downCut = this.downCuts.shift() ?? null;
     this.links.add(link);
     if (!this.blackholed) link.connectUpstream(this.host, this.targetPort);
     try {
@@ -501,7 +579,13 @@ class Proxy implements FaultProxy {
     return new Promise((resolve) => this.triggers.push({ kind: "request", opcode, forward: opts.forward, resolve }));
   }
 
+  cutAfterServerFrames(n: number): Promise<number> {
+    return new Promise((resolve) => this.downCuts.push({ left: Math.max(1, Math.floor(n)), sent: 0, resolve }));
+  }
+
   close(): Promise<void> {
+    for (const c of this.downCuts.splice(0)) c.resolve(c.sent);
+    for (const l of this.links) l.settleDownCut();
     for (const t of this.triggers.splice(0)) {
       if (t.kind === "bytes") t.resolve();
       else t.resolve({ fired: false, xid: 0, serverErr: null });
