@@ -48,6 +48,8 @@ export interface ConnectionEvents {
   onZxid(zxid: bigint): void;
   /** A link callback (data, drain, close) came while this process's timers were overdue (it was paused): before the callback acts. */
   onResume?(): void;
+  /** The connection is ending: called once, before any request in flight fails (so their callers see the session's new state). */
+  onClosing?(reason: string): void;
 }
 
 export interface ConnectionOptions {
@@ -409,6 +411,9 @@ export class Connection {
       // The link's own error stays reachable (e.g. a TLS alert code that makes retrying pointless).
       h.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, reason, { cause }));
     }
+    // The owner first (the session moves to "disconnected"), then the requests: a caller that catches
+    // CONNECTIONLOSS reads the new state, never "connected".
+    this.events?.onClosing?.(reason);
     for (const p of this.authInFlight.drain()) p.onFail(code, reason);
     for (const p of this.inFlight.drain()) p.onFail(code, reason);
     this.onEnd(reason);

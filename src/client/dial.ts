@@ -47,6 +47,8 @@ export interface DialContext {
   onNotification(ev: { type: number; state: number; path: string }, zxid: bigint): void;
   onZxid(zxid: bigint): void;
   onResume(): void;
+  /** The connection is ending, before its requests fail. */
+  onClosing(c: Connection): void;
   nextXid(): number;
   writer: JuteWriter;
 }
@@ -96,7 +98,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
       readOnly: x.readOnly,
     },
     perHost,
-    { onNotification: (ev, zxid) => x.onNotification(ev, zxid), onZxid: (zxid) => x.onZxid(zxid), onResume: () => x.onResume() },
+    { onNotification: (ev, zxid) => x.onNotification(ev, zxid), onZxid: (zxid) => x.onZxid(zxid), onResume: () => x.onResume(), onClosing: () => x.onClosing(c) },
   );
   conn = c;
   for (const f of early.splice(0)) f(c);

@@ -105,7 +105,7 @@ export class Session {
     return p.kind === "connected" ? p.conn : p.kind === "closing" && (p.was === "connected" || p.was === "connectedReadOnly") ? p.conn : null;
   }
 
-  /** The connection requests go on now: none once it has ended (the loop moves to "disconnected" one turn later). */
+  /** The connection requests go on now: none once it has ended. */
   private liveConn(): Connection | null {
     const c = this.sessionConn();
     return c && !c.isClosed ? c : null;
@@ -242,10 +242,20 @@ export class Session {
     await conn.closed;
     this.lastHeard = conn.lastReceived;
     this.lastAcked = conn.ackedSendAt;
-    if (this.phase === state) {
-      this.transition({ kind: "disconnected", since: this.clock.now(), expiry: null, attempt: null });
-      this.armClientExpiry();
-    }
+    this.linkLost(conn); // done already, from the connection's onClosing
+  }
+
+  /**
+   * The connection is ending: when it is the session's, "disconnected" now (the state event emitted, `state`
+   * reading it), before the connection fails its requests with CONNECTIONLOSS (go-zookeeper's order).
+   */
+  private linkLost(conn: Connection): void {
+    const p = this.phase;
+    if (p.kind !== "connected" || p.conn !== conn) return;
+    this.lastHeard = conn.lastReceived;
+    this.lastAcked = conn.ackedSendAt;
+    this.transition({ kind: "disconnected", since: this.clock.now(), expiry: null, attempt: null });
+    this.armClientExpiry();
   }
 
   private dialContext(): DialContext {
@@ -274,6 +284,7 @@ export class Session {
       },
       onNotification: (ev, zxid) => this.notify(ev, zxid),
       onResume: this.resumed,
+      onClosing: (c) => this.linkLost(c),
       onZxid: (zxid) => {
         if (zxid > this.lastZxid) this.lastZxid = zxid;
       },

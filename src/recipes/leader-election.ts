@@ -366,12 +366,10 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
 
   private onCheckError(e: unknown): void {
     if (this.phase !== "started") return;
-    // A lost link is re-checked on "connected"; an expired session ends the election via "state".
-    // (A CONNECTIONLOSS while still "connected": the drop is not reported yet; retry on a timer, never at once.)
-    if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) {
-      if (this.zk.state === "connected") this.retryLater(50);
-      return;
-    }
+    // A lost link is re-checked on "connected"; an ended session ends the election via "state". The session
+    // reads "disconnected" before a call fails with CONNECTIONLOSS, so one still reading "connected" is being
+    // closed, and its "closed" is on the way.
+    if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) return;
     if (isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)) return;
     this.report(e);
     this.retryLater(RETRY_MS);

@@ -298,11 +298,10 @@ export class Lock extends EventEmitter<LockEvents> {
 
   private onCheckError(attempt: Attempt, e: unknown): void {
     if (attempt.over) return;
-    // A lost link is re-checked on "connected"; an ended session ends the attempt via "state".
-    if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS) || isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)) {
-      if (this.zk.state === "connected") setTimeout(() => this.requestCheck(), 50);
-      return;
-    }
+    // A lost link is re-checked on "connected"; an ended session ends the attempt via "state". The session
+    // reads "disconnected" before a call fails with CONNECTIONLOSS, so one still reading "connected" is being
+    // closed, and its "closed" is on the way.
+    if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS) || isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)) return;
     if (attempt.held) return this.lose(attempt, "deleted");
     attempt.over = true;
     void this.serial.run(() => this.cleanUp(attempt)).then(() => attempt.reject(e));

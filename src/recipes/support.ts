@@ -69,12 +69,12 @@ export function untilConnected(zk: ZooKeeper): Promise<void> {
 }
 
 /**
- * After a CONNECTIONLOSS: waits for the session to be connected again. When it still reads
- * "connected" (the drop is not reported yet, or close() is under way), first yields to timers and
- * I/O, so a retry loop can never spin on immediate rejections.
+ * After a CONNECTIONLOSS: waits for the session to be connected again. The session reads "disconnected"
+ * before a call fails with CONNECTIONLOSS, so one that still reads "connected" is being closed (close()
+ * shows the state before it until the end): its next state is the end, and a retry loop never spins.
  */
 export async function afterConnectionLoss(zk: ZooKeeper): Promise<void> {
-  if (zk.state === "connected") await new Promise<void>((r) => setTimeout(r, 50));
+  if (zk.state === "connected") await new Promise<void>((r) => zk.once("state", () => r()));
   await untilConnected(zk);
 }
 

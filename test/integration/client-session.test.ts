@@ -175,6 +175,27 @@ describe("client sessions (real server)", () => {
     assert.deepEqual(states.slice(-2), ["disconnected", "connected"]);
   }, 60_000);
 
+  it("a lost link: the session reads disconnected, its state event out, before any call rejects CONNECTIONLOSS", async () => {
+    const { zk, proxy, states } = await viaProxy({ sessionTimeout: 10_000 });
+    proxy.refuse(true); // stay down while the rejections are looked at
+    const cut = proxy.cutAfterRequest(4 /* getData */, { forward: false });
+    const seen: string[] = [];
+    const calls = [zk.getData("/"), zk.exists("/"), zk.getChildren("/")].map((p) =>
+      p.then(
+        () => "resolved",
+        (e: { codeName?: string }) => {
+          seen.push(`${e.codeName} with state ${zk.state}, events [${states.join(",")}]`);
+          return e.codeName;
+        },
+      ),
+    );
+    assert.deepEqual(await Promise.all(calls), ["CONNECTIONLOSS", "CONNECTIONLOSS", "CONNECTIONLOSS"]);
+    assert.equal((await cut).fired, true);
+    assert.deepEqual(seen, Array(3).fill("CONNECTIONLOSS with state disconnected, events [disconnected]"));
+    proxy.refuse(false);
+    await until("reconnected", () => zk.state === "connected", 15_000);
+  }, 60_000);
+
   it("close() ends the session at once; later calls reject CONNECTIONLOSS with a clear message", async () => {
     const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
     const eph = await zk.create(`${root}/closing`, null, { mode: CreateMode.EPHEMERAL });
