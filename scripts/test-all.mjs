@@ -40,6 +40,7 @@ const CROSS_RUNTIME = [
   "test/integration/cli-commands.test.ts",
   "test/integration/cli-shell.test.ts",
   "test/integration/cli-secure.test.ts",
+  "test/integration/cli-supervise.test.ts",
   "test/integration/helpers-ops.test.ts",
   "test/integration/hostile-badinput.test.ts",
   "test/integration/hostile-edges.test.ts",

@@ -65,7 +65,11 @@ export function parseInvocation(argv: readonly string[]): Invocation {
 export function parseCommand(command: string, argv: readonly string[], extra: OptionSpec = {}): Parsed {
   const spec = COMMANDS[command];
   if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
-  const args = parse([...argv], { ...extra, ...spec.options }, true);
+  const end = spec.rest ? argv.indexOf("--") : -1;
+  const args = parse(end < 0 ? [...argv] : argv.slice(0, end), { ...extra, ...spec.options }, true);
+  if (end >= 0) args.rest = argv.slice(end + 1);
+  if (spec.rest && end < 0) throw new UsageError(`${command}: no -- before the COMMAND`);
+  if (spec.rest && (args.rest ?? []).length === 0) throw new UsageError(`${command}: no COMMAND after --`);
   const n = args.positionals.length;
   if (n < spec.min || n > spec.max) throw new UsageError(`${command}: expected ${spec.usage}`);
   for (const [name, [what, min]] of Object.entries(spec.ints ?? {})) intOption(args, name, what, min);

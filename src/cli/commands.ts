@@ -9,6 +9,8 @@ export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: st
 export interface Parsed {
   values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
+  /** What follows `--` (commands with `rest`: the program elect and lock run); undefined without `--`. */
+  rest?: string[];
 }
 
 export interface Context {
@@ -16,6 +18,8 @@ export interface Context {
   out: Output;
   /** Aborts on Ctrl-C (watch ends on it). */
   signal: AbortSignal;
+  /** A new session with the same options (elect after an expiry); absent in the shell. */
+  connect?: () => Promise<ZooKeeper>;
 }
 
 /** Runs a command; resolves to its exit status (0 when nothing is returned). */
@@ -30,6 +34,8 @@ export interface CommandSpec {
   max: number;
   /** Integer options, checked before connecting: name → [what, minimum]. */
   ints?: Record<string, [string, number]>;
+  /** `-- COMMAND [ARG...]` follows the positionals (Parsed.rest). */
+  rest?: boolean;
   load: () => Promise<Record<string, Run>>;
 }
 
@@ -37,6 +43,7 @@ const nodes = (): Promise<Record<string, Run>> => import("./nodes.ts").then((m) 
 const access = (): Promise<Record<string, Run>> => import("./access.ts").then((m) => m.commands);
 const watching = (): Promise<Record<string, Run>> => import("./watch.ts").then((m) => m.commands);
 const recipes = (): Promise<Record<string, Run>> => import("./recipes.ts").then((m) => m.commands);
+const supervise = (): Promise<Record<string, Run>> => import("./supervise.ts").then((m) => m.commands);
 
 const s = (short?: string): { type: "string"; short?: string } => (short ? { type: "string", short } : { type: "string" });
 const b = (short?: string): { type: "boolean"; short?: string } => (short ? { type: "boolean", short } : { type: "boolean" });
@@ -63,6 +70,18 @@ export const COMMANDS: Record<string, CommandSpec> = {
   },
   leader: { usage: "leader [--all] PATH", summary: "the leader of a LeaderElection / LeaderLatch (--all: then the candidates)", options: { all: b() }, min: 1, max: 1, load: recipes },
   members: { usage: "members PATH", summary: "GroupMember ids", options: {}, min: 1, max: 1, load: recipes },
+  elect: {
+    usage: "elect [--id ID] [--grace MS] [--session-timeout MS] [--once] PATH -- COMMAND [ARG...]",
+    summary: "run COMMAND while leading the election at PATH; stop it when leadership is lost or in doubt (docs/supervisor.md)",
+    options: { id: s(), grace: s(), "session-timeout": s(), once: b() }, min: 1, max: 1, rest: true,
+    ints: { grace: ["elect --grace MS", 0], "session-timeout": ["elect --session-timeout MS", 1] }, load: supervise,
+  },
+  lock: {
+    usage: "lock [--grace MS] [--session-timeout MS] PATH -- COMMAND [ARG...]",
+    summary: "run COMMAND while holding the lock at PATH, then release it (exit 3 if the lock was lost)",
+    options: { grace: s(), "session-timeout": s() }, min: 1, max: 1, rest: true,
+    ints: { grace: ["lock --grace MS", 0], "session-timeout": ["lock --session-timeout MS", 1] }, load: supervise,
+  },
 };
 
 /** The usage text: global options, then every command. */
@@ -82,7 +101,7 @@ export function usage(): string {
     "commands:",
     ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
     "",
-    "exit status: 0 success, 1 a ZooKeeper error, 2 a usage error",
+    "exit status: 0 success, 1 a ZooKeeper error, 2 a usage error; elect and lock: COMMAND's status, 3 when leadership (the lock) was lost",
   ].join("\n");
 }
 

@@ -18,6 +18,8 @@ async function run(argv: readonly string[], io: Streams): Promise<number> {
       return 0;
     }
     t = target(inv.globals);
+    const sessionTimeout = inv.args.values["session-timeout"]; // elect, lock (checked by parseCommand)
+    if (typeof sessionTimeout === "string") t.options.sessionTimeout = Number(sessionTimeout);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.stderr.write(`zkts: ${e.message}\n${usage()}\n`);
@@ -41,7 +43,7 @@ async function run(argv: readonly string[], io: Streams): Promise<number> {
       return await shell({ zk, json: out.json, io, server: t.server });
     }
     process.on("SIGINT", onInterrupt);
-    return (await mod![command]({ zk, out, signal: ac.signal }, inv.args)) ?? 0;
+    return (await mod![command]({ zk, out, signal: ac.signal, connect: () => connect(t) }, inv.args)) ?? 0;
   } catch (e) {
     return report(out, e, io.stderr, command);
   } finally {

@@ -1,0 +1,320 @@
+// zkts elect / zkts lock against a real server, under the runtime running this file: the supervised
+// children are shell scripts whose life is observed from outside (a start line each, their pids polled in
+// /proc; a zombie counts as gone). Each child, as it starts, also checks that no earlier child is still
+// alive, so an overlap is caught at the moment it would begin. No child lifetimes may overlap in any test.
+import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import assert from "node:assert/strict";
+import console from "node:console";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ZooKeeper } from "../../src/index.ts";
+import { sharedServer } from "../support/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
+import { startCli, zkts, type CliProcess } from "../support/cli-run.ts";
+import { until } from "../support/wait.ts";
+import { uniqueRoot } from "./client-util.ts";
+
+const SESSION_MS = 4000; // the shared server's minimum (2 × tickTime 2000)
+
+// $1: the test's directory, $2: run (until stop.PID holds an exit status) or ignoreterm (the same, SIGTERM ignored).
+const CHILD = `#!/bin/sh
+dir=$1
+me=$$
+: > "$dir/alive.$me"
+for f in "$dir"/alive.*; do
+  p=\${f##*.}
+  [ "$p" = "$me" ] && continue
+  st=$(sed -n 's/^.*) \\(.\\).*$/\\1/p' "/proc/$p/stat" 2>/dev/null)
+  if [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ] && tr '\\0' ' ' < "/proc/$p/cmdline" 2>/dev/null | grep -q child.sh; then
+    echo "$me started while $p was alive" >> "$dir/overlap"
+  fi
+done
+echo "$me $(date +%s%3N) \${ZK_FENCING_TOKEN:-none} \${ZK_LEADER_ID:-none}" >> "$dir/starts"
+[ "$2" = ignoreterm ] && trap '' TERM
+while [ ! -e "$dir/stop.$me" ]; do sleep 0.05; done
+exit "$(cat "$dir/stop.$me")"
+`;
+
+interface Life {
+  pid: number;
+  start: number; // ms since the epoch, written by the child itself
+  token: bigint;
+  id: string;
+  end?: number; // first time this process saw it gone (reaped or a zombie)
+}
+
+/** Alive: /proc/PID exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** One test's children: their start lines, and their ends as polled in /proc. */
+class Children {
+  readonly dir = mkdtempSync(join(tmpdir(), "zkts-supervise-"));
+  readonly lives: Life[] = [];
+  private readonly timer: ReturnType<typeof setInterval>;
+
+  constructor() {
+    writeFileSync(join(this.dir, "child.sh"), CHILD, { mode: 0o755 });
+    this.timer = setInterval(() => this.poll(), 5);
+  }
+
+  command(mode: "run" | "ignoreterm" = "run"): string[] {
+    return ["sh", join(this.dir, "child.sh"), this.dir, mode];
+  }
+
+  poll(): void {
+    const file = join(this.dir, "starts");
+    const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n").slice(0, -1) : []; // whole lines only
+    for (const line of lines.slice(this.lives.length)) {
+      const [pid, start, token, id] = line.split(" ");
+      this.lives.push({ pid: Number(pid), start: Number(start), token: token === "none" ? -1n : BigInt(token), id });
+    }
+    const now = Date.now();
+    for (const l of this.lives) if (l.end === undefined && !alive(l.pid)) l.end = now;
+  }
+
+  async started(n: number, timeoutMs = 20_000): Promise<Life> {
+    await until(`child #${n} to start`, () => (this.poll(), this.lives.length >= n), timeoutMs);
+    return this.lives[n - 1];
+  }
+
+  async gone(l: Life, timeoutMs = 20_000): Promise<number> {
+    await until(`child ${l.pid} to be gone`, () => (this.poll(), l.end !== undefined), timeoutMs, 5);
+    return l.end!;
+  }
+
+  /** Makes a child exit by itself with `status`. */
+  stop(l: Life, status: number): void {
+    writeFileSync(join(this.dir, `stop.${l.pid}.tmp`), String(status));
+    renameSync(join(this.dir, `stop.${l.pid}.tmp`), join(this.dir, `stop.${l.pid}`));
+  }
+
+  /** No child saw an earlier one alive as it started; the polled intervals agree; tokens grow. */
+  assertSerial(): void {
+    this.poll();
+    const overlap = join(this.dir, "overlap");
+    assert.equal(existsSync(overlap) ? readFileSync(overlap, "utf8") : "", "", "a child started while another was alive");
+    for (let i = 1; i < this.lives.length; i++) {
+      const [a, b] = [this.lives[i - 1], this.lives[i]];
+      assert.ok(a.end !== undefined && a.end <= b.start + 5, `child ${a.pid} (seen gone at ${a.end}) overlaps child ${b.pid} (started ${b.start})`);
+      assert.ok(b.token > a.token, `tokens grow: ${a.token} then ${b.token}`);
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    for (const l of this.lives) if (alive(l.pid)) process.kill(l.pid, "SIGKILL");
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** A supervisor with its --json status lines (stderr) as they come. */
+interface Supervisor {
+  cli: CliProcess;
+  events(): Record<string, unknown>[];
+  childPids(): number[];
+}
+
+describe("zkts elect / zkts lock: supervised children (real server)", () => {
+  let connect: string;
+  let zk: ZooKeeper;
+  const root = uniqueRoot("supervise");
+  const running: CliProcess[] = [];
+  const proxies: FaultProxy[] = [];
+  const timelines: string[] = [];
+
+  const supervisor = async (args: string[], server = connect): Promise<Supervisor> => {
+    const cli = await startCli(["--server", server, "--json", ...args], { killAfterMs: 60_000 });
+    running.push(cli);
+    let text = "";
+    cli.child.stderr!.on("data", (c: Buffer) => (text += c.toString("utf8")));
+    const events = (): Record<string, unknown>[] => text.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { cli, events, childPids: () => events().filter((e) => e.event === "child-started").map((e) => e.pid as number) };
+  };
+  /** The supervisor that reported starting child `pid` (its status line may come after the child's own). */
+  const owner = async (sups: Supervisor[], pid: number): Promise<Supervisor> => {
+    await until(`a supervisor to report child ${pid}`, () => sups.some((x) => x.childPids().includes(pid)));
+    return sups.find((x) => x.childPids().includes(pid))!;
+  };
+  // process.kill, not ChildProcess.kill: Deno's ChildProcess reports the signal it sent, not the exit status.
+  const signal = (s: Supervisor, sig: NodeJS.Signals): boolean => process.kill(s.cli.child.pid!, sig);
+
+  beforeAll(async () => {
+    connect = (await sharedServer()).connectString;
+    zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    await zk.create(root);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const c of running) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
+    await Promise.all(running.map((c) => c.done));
+    await Promise.all(proxies.map((p) => p.close()));
+    await zk?.deleteRecursive(root).catch(() => {});
+    await zk?.close();
+    if (timelines.length > 0) console.log(timelines.join("\n"));
+  }, 60_000);
+
+  it("three `zkts lock` at once run their children one after another, tokens growing, each passing its status on", async () => {
+    const kids = new Children();
+    try {
+      const path = `${root}/lock`;
+      const sups = await Promise.all([0, 1, 2].map(() => supervisor(["lock", path, "--", ...kids.command()])));
+      const statuses = [0, 4, 0];
+      for (let i = 1; i <= 3; i++) {
+        const l = await kids.started(i);
+        assert.equal(kids.lives.filter((x) => alive(x.pid)).length, 1, "one child at a time");
+        kids.stop(l, statuses[i - 1]);
+        const r = await (await owner(sups, l.pid)).cli.done;
+        assert.equal(r.code, statuses[i - 1], r.err);
+        await kids.gone(l);
+      }
+      kids.assertSerial();
+      for (const s of sups) assert.deepEqual(s.events().map((e) => e.event), ["waiting", "acquired", "child-started", "child-ended"]);
+      assert.deepEqual(await zk.getChildren(path), []);
+    } finally {
+      kids.close();
+    }
+  }, 60_000);
+
+  it("elect: a child that exits hands over; its status is passed on and the next candidate's child starts", async () => {
+    const kids = new Children();
+    try {
+      const path = `${root}/handover`;
+      const a = await supervisor(["elect", "--id", "a", path, "--", ...kids.command()]);
+      const first = await kids.started(1);
+      const b = await supervisor(["elect", "--id", "b", path, "--", ...kids.command()]);
+      await until("b to wait", () => b.events().some((e) => e.event === "waiting"));
+      assert.equal(first.id, "a");
+      assert.equal(await owner([a, b], first.pid), a);
+      const stoppedAt = Date.now();
+      kids.stop(first, 7);
+      assert.equal((await a.cli.done).code, 7);
+      const second = await kids.started(2);
+      assert.equal(second.id, "b");
+      timelines.push(`handover after a child's exit: next child started ${second.start - stoppedAt} ms after the stop file`);
+      kids.stop(second, 0);
+      assert.equal((await b.cli.done).code, 0);
+      await kids.gone(second);
+      kids.assertSerial();
+    } finally {
+      kids.close();
+    }
+  }, 60_000);
+
+  it("kill -9 of the leader's supervisor: its child dies at once, the next child starts once the session expired", async () => {
+    const kids = new Children();
+    try {
+      const path = `${root}/kill9`;
+      const sups = await Promise.all(["x", "y", "z"].map((id) => supervisor(["elect", "--id", id, "--session-timeout", String(SESSION_MS), path, "--", ...kids.command()])));
+      const first = await kids.started(1);
+      await until("three candidates", async () => (await zk.getChildren(path)).length === 3);
+      const leader = await owner(sups, first.pid);
+      const killedAt = Date.now();
+      signal(leader, "SIGKILL");
+      const dead = await kids.gone(first, 5000);
+      assert.ok(dead - killedAt < 1000, `the child outlived its supervisor by ${dead - killedAt} ms`);
+      const second = await kids.started(2, SESSION_MS * 3);
+      assert.ok(second.start - killedAt >= SESSION_MS / 2, `the successor started ${second.start - killedAt} ms after the kill, before the session could expire`);
+      timelines.push(
+        `kill -9 failover: child ${first.pid} (token ${first.token}) alive ${first.start - killedAt}..${dead - killedAt} ms, supervisor SIGKILLed at 0; ` +
+          `child ${second.pid} (token ${second.token}, ${second.id}) started at ${second.start - killedAt} ms`,
+      );
+      const next = await owner(sups, second.pid);
+      kids.stop(second, 0);
+      assert.equal((await next.cli.done).code, 0);
+      const third = await kids.started(3);
+      kids.stop(third, 0);
+      assert.equal((await (await owner(sups, third.pid)).cli.done).code, 0);
+      await kids.gone(third);
+      kids.assertSerial();
+    } finally {
+      kids.close();
+    }
+  }, 60_000);
+
+  it("SIGTERM to the supervisor is forwarded; it resigns and exits with the child's status", async () => {
+    const kids = new Children();
+    try {
+      const path = `${root}/sigterm`;
+      const s = await supervisor(["elect", path, "--", ...kids.command()]);
+      const l = await kids.started(1);
+      signal(s, "SIGTERM");
+      const r = await s.cli.done;
+      assert.equal(r.code, 143, `${r.signal} ${r.err}`);
+      assert.ok(!alive(l.pid));
+      assert.deepEqual(await zk.getChildren(path), [], "resigned");
+      const holder = await supervisor(["lock", `${root}/sigint`, "--", ...kids.command()]);
+      const second = await kids.started(2);
+      signal(holder, "SIGINT");
+      assert.equal((await holder.cli.done).code, 130);
+      assert.ok(!alive(second.pid));
+      kids.assertSerial();
+    } finally {
+      kids.close();
+    }
+  }, 60_000);
+
+  it("usage errors exit 2 with the reason on stderr; no server exits 1", async () => {
+    const cases: [string[], RegExp][] = [
+      [["elect", "/x", "sh"], /elect: no -- before the COMMAND/],
+      [["lock", "/x", "--"], /lock: no COMMAND after --/],
+      [["lock", "--", "true"], /lock: expected lock/],
+      [["elect", "--grace", "soon", "/x", "--", "true"], /--grace MS must be an integer/],
+    ];
+    for (const [args, reason] of cases) {
+      const r = await zkts(["--server", "127.0.0.1:1", ...args]);
+      assert.equal(r.code, 2, `${args.join(" ")}: ${r.err}`);
+      assert.match(r.err.split("\n")[0], reason);
+    }
+    const down = await zkts(["--server", "127.0.0.1:1", "--timeout", "1000", "lock", "/x", "--", "true"]);
+    assert.equal(down.code, 1, down.err);
+    assert.match(down.err, /CONNECTIONLOSS/);
+  }, 60_000);
+
+  it("a blackholed leader (its child ignores SIGTERM) is SIGKILLed before the successor's child starts", async () => {
+    const kids = new Children();
+    try {
+      const path = `${root}/blackhole`;
+      const [host, port] = connect.split(",")[0].split(":");
+      const proxy = await startFaultProxy(host, Number(port));
+      proxies.push(proxy);
+      const a = await supervisor(["elect", "--id", "behind-proxy", "--session-timeout", String(SESSION_MS), path, "--", ...kids.command("ignoreterm")], proxy.connectString);
+      const first = await kids.started(1);
+      const b = await supervisor(["elect", "--id", "direct", "--session-timeout", String(SESSION_MS), path, "--", ...kids.command()]);
+      await until("two candidates", async () => (await zk.getChildren(path)).length === 2);
+      proxy.blackhole(true);
+      const cutAt = Date.now();
+      const dead = await kids.gone(first, SESSION_MS * 2);
+      const second = await kids.started(2, SESSION_MS * 3);
+      assert.equal(second.id, "direct");
+      assert.ok(dead <= second.start, `the old child was seen gone at ${dead - cutAt} ms, the successor's started at ${second.start - cutAt} ms`);
+      const revoked = a.events().find((e) => e.event === "revoked");
+      assert.ok(revoked && a.events().some((e) => e.event === "child-killed"), JSON.stringify(a.events()));
+      timelines.push(
+        `blackhole failover: cut at 0; revoked (${revoked.reason}) at ${(revoked.at as number) - cutAt} ms, SIGKILL due ${revoked.killInMs} ms later; ` +
+          `child ${first.pid} (token ${first.token}) seen gone at ${dead - cutAt} ms; child ${second.pid} (token ${second.token}) started at ${second.start - cutAt} ms`,
+      );
+      proxy.blackhole(false);
+      await until("the old leader to wait as a follower", async () => (await zk.getChildren(path)).length === 2, SESSION_MS * 4);
+      assert.equal(a.cli.child.exitCode, null, "the old supervisor is still running");
+      kids.stop(second, 0);
+      assert.equal((await b.cli.done).code, 0);
+      const third = await kids.started(3);
+      assert.equal(third.id, "behind-proxy");
+      kids.stop(third, 0);
+      assert.equal((await a.cli.done).code, 0);
+      await kids.gone(third);
+      kids.assertSerial();
+    } finally {
+      kids.close();
+    }
+  }, 60_000);
+});
