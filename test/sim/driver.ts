@@ -102,6 +102,7 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
           last = st;
           p.states.push(st);
           if (st === "expired" && s.now < FAULT_END) s.at(10, p.name, () => connect(p));
+          if (p.name === "c1" && st === "connected") readBack(zk);
         });
         if (p.name === "c1") {
           watchArmedAt = -1;
@@ -156,7 +157,7 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
         "c1 watch",
         zk.getData("/w", onW).then(({ data, stat }) => {
           const v = Number(new TextDecoder().decode(data ?? new Uint8Array()));
-          if (eventPending && watchArmedAt >= 0 && stat.version > watchArmedAt) fail(`c1 read version ${stat.version} before the event of its watch set at ${watchArmedAt}`);
+          eventFirst(stat.version, "read");
           watchArmedAt = stat.version;
           eventPending = true;
           seen = v;
@@ -165,6 +166,18 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
         }),
       ).then((r) => {
         if (r === undefined && zk.state !== "expired" && zk.state !== "closed") s.at(100, "c1", arm);
+      });
+    };
+    // A watch event comes before the read that observes its change, also across a reconnect.
+    const eventFirst = (version: number, what: string): void => {
+      if (eventPending && watchArmedAt >= 0 && version > watchArmedAt) fail(`c1 ${what} version ${version} before the event of its watch set at ${watchArmedAt}`);
+    };
+    // On every reconnect c1 also reads /w back, without a watch: SetWatches' catch-up goes ahead of every
+    // request on the new link, so a change its watch missed shows here (before c0's next write fires the watch
+    // again and hides the loss from the final check).
+    const readBack = (zk: ZooKeeper): void => {
+      track("c1 read back", zk.getData("/w")).then((r) => {
+        if (r && procs[1]!.zk === zk) eventFirst(r.stat.version, "read back");
       });
     };
     const armWhenUp = (): void => {
@@ -177,12 +190,16 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
       const at = 1000 + Math.floor(s.random() * (FAULT_END - 3000));
       const pick = `c${Math.floor(s.random() * 3)}`;
       const atLeader = s.random() < 0.5;
-      const kind = Math.floor(s.random() * 7);
+      const kind = Math.floor(s.random() * 8);
       const dur = 200 + Math.floor(s.random() * 2 * sessionTimeout);
+      // Kind 7: a cut now, then the next 1 to 3 connections cut after the server's K-th frame (K = 1..6: the
+      // ConnectResponse, the feature probes' replies, SetWatches' catch-up and reply), half of them aimed at the watcher c1.
+      const ks = kind === 7 ? Array.from({ length: 1 + Math.floor(s.random() * 3) }, () => 1 + Math.floor(s.random() * 6)) : [];
+      const atWatcher = kind === 7 && s.random() < 0.5;
       s.at(at, "net", () => {
-        // Half the faults hit whoever leads at that moment.
-        const who = (atLeader && procs.find((x) => x.el?.isLeader)?.name) || pick;
-        trace(`fault ${kind} ${who} ${dur}`);
+        // Half the faults hit whoever leads at that moment (half of kind 7's: the watcher).
+        const who = (atWatcher && "c1") || (atLeader && procs.find((x) => x.el?.isLeader)?.name) || pick;
+        trace(`fault ${kind} ${who} ${dur}${ks.length > 0 ? ` then after frame ${ks.join(",")}` : ""}`);
         const p = procs.find((x) => x.name === who)!;
         if (kind === 0) net.cut(who);
         else if (kind === 1) net.blackhole(who, dur);
@@ -203,6 +220,9 @@ export async function runSeed(seed: number, mutation = process.env.SIM_MUTATE ??
           s.pause(who);
           s.at(sessionTimeout / 2, "net", () => net.blackhole(who, pause + sessionTimeout));
           s.at(pause, "net", () => s.resume(who));
+        } else if (kind === 7) {
+          net.cut(who);
+          net.cutAfter(who, ks);
         }
       });
     }

@@ -6,7 +6,7 @@ import { Session } from "../../src/client/session.ts";
 
 type Proto = Record<string, (...a: unknown[]) => unknown>;
 
-export const MUTATIONS = ["no-revoke", "no-rewatch", "no-fail-on-cut", "stale-bytes", "no-ping"] as const;
+export const MUTATIONS = ["no-revoke", "no-rewatch", "no-fail-on-cut", "stale-bytes", "no-ping", "priming-zxid"] as const;
 
 export function plantMutation(name: string, mods: { Connection: typeof Connection }): () => void {
   if (!name) return () => {};
@@ -53,6 +53,16 @@ export function plantMutation(name: string, mods: { Connection: typeof Connectio
         function (this: { schedule(): void; pingInterval: number }, ...a: unknown[]) {
           this.pingInterval = Number.POSITIVE_INFINITY;
           return orig.apply(this, a);
+        },
+      );
+    // The order of issue 34: every reply moves lastZxid, also those to the client's own frames on a new link
+    // (feature probes, SetWatches, SASL), so a link cut after the probes' replies and before SetWatches'
+    // catch-up notifications makes the next SetWatches skip the change.
+    case "priming-zxid":
+      return patch(C, "send", (orig) =>
+        function (this: unknown, frame: unknown, inFlight: unknown) {
+          if (inFlight) (inFlight as { tracksZxid?: boolean }).tracksZxid = true;
+          return orig.call(this, frame, inFlight);
         },
       );
     default:

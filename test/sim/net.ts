@@ -1,7 +1,8 @@
 // The simulated transport: a Dialer whose Links carry bytes to the model through the scheduler, in
-// order per direction, with seeded latency. Faults: cut (both ends see a close), blackhole (bytes and
-// dials are held; held bytes flow again when it lifts, like TCP retransmission), delay, server
-// restart (connections drop, dials refused while down).
+// order per direction, with seeded latency. Faults: cut (both ends see a close), cut at a frame
+// boundary of a client's next connections (the server's first K frames reach the client, then a FIN;
+// nothing more flows either way), blackhole (bytes and dials are held; held bytes flow again when it
+// lifts, like TCP retransmission), delay, server restart (connections drop, dials refused while down).
 import type { ServerMemory } from "../../src/client/features.ts";
 import type { Dialer, Link } from "../../src/client/transport.ts";
 import type { ZkModel } from "./model.ts";
@@ -13,12 +14,16 @@ interface Pipe {
   toServerAt: number;
   toClientAt: number;
   held: Array<() => void>;
+  /** Server frames still to reach the client before the link is cut (cutAfter), or Infinity. */
+  framesLeft: number;
   server: { onData(c: Uint8Array): void; onClose(): void } | null;
   clientClose: (e?: Error) => void;
 }
 
 export class SimNet {
   private readonly pipes = new Set<Pipe>();
+  /** Per client: K for each of its next connections (cutAfter), in dial order. */
+  private readonly armed = new Map<string, number[]>();
   private blackholeUntil = new Map<string, number>();
   private extraDelay = 0;
   dials = 0;
@@ -53,16 +58,19 @@ export class SimNet {
         }
         this.s.at(lat, client, () => {
           if (!this.model.up) return reject(Object.assign(new Error(`connect ECONNREFUSED ${target.host}:${target.port}`), { code: "ECONNREFUSED" }));
-          const p: Pipe = { client, up: true, toServerAt: 0, toClientAt: 0, held: [], server: null, clientClose: (e) => handlers.onClose(e) };
+          const framesLeft = this.armed.get(client)?.shift() ?? Number.POSITIVE_INFINITY;
+          const p: Pipe = { client, up: true, toServerAt: 0, toClientAt: 0, held: [], framesLeft, server: null, clientClose: (e) => handlers.onClose(e) };
           p.server = this.model.accept({
-            send: (frame) => this.toClient(p, () => handlers.onData(frame)),
+            send: (frame) => this.fromServer(p, () => handlers.onData(frame)),
             close: () => this.closeFromServer(p),
           });
           this.pipes.add(p);
           resolve({
             write: (bytes) => {
               const copy = bytes.slice();
-              this.toServer(p, () => p.server?.onData(copy));
+              this.toServer(p, () => {
+                if (p.framesLeft > 0) p.server?.onData(copy); // not after a cut at a frame boundary
+              });
               return true;
             },
             close: () => {
@@ -103,6 +111,17 @@ export class SimNet {
     this.deliver(p, "toClientAt", p.client, fn);
   }
 
+  /** A server frame: on its way to the client, unless the link was cut at a frame boundary before it. */
+  private fromServer(p: Pipe, fn: () => void): void {
+    if (p.framesLeft <= 0) return;
+    this.toClient(p, fn);
+    if (--p.framesLeft > 0) return;
+    // The K-th frame: the client reads it, then the FIN; the server's end closes too. Bytes either way
+    // after this point are lost (as with a proxy forwarding whole frames that closes both sockets).
+    this.closeFromServer(p);
+    this.s.at(this.latency(), "server", () => p.server?.onClose());
+  }
+
   private closeFromServer(p: Pipe): void {
     if (!p.up) return;
     // The FIN follows the bytes already sent.
@@ -131,6 +150,15 @@ export class SimNet {
       this.s.at(this.latency(), client, () => p.clientClose(new Error("read ECONNRESET")), true);
       this.s.at(this.latency(), "server", () => p.server?.onClose());
     }
+  }
+
+  /**
+   * Cuts `client`'s next connections at a frame boundary: the i-th new connection (dial order) delivers
+   * the server's first ks[i] frames (1 = the ConnectResponse; then on a reconnect the feature probes'
+   * replies, SetWatches' catch-up notifications and reply, ...), then the client reads a FIN.
+   */
+  cutAfter(client: string, ks: number[]): void {
+    this.armed.set(client, [...ks]);
   }
 
   blackhole(client: string, ms: number): void {
