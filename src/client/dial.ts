@@ -10,7 +10,7 @@ import { Connection } from "./connection.ts";
 import type { Clock } from "./clock.ts";
 import { type SaslClient, SaslRefused, saslExchange } from "./sasl-exchange.ts";
 import type { EndState } from "./session-states.ts";
-import type { Dialer } from "./transport.ts";
+import type { Dialer, Link } from "./transport.ts";
 import type { Logger } from "./types.ts";
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 
@@ -70,14 +70,16 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   };
   let link;
   try {
-    link = await x.dialer(
-      host,
-      {
-        onData: (chunk) => on((c) => c.handleData(chunk)),
-        onDrain: () => on((c) => c.handleDrain()),
-        onClose: (err) => on((c) => c.handleClose(err)),
-      },
-      { tls: x.tls, timeoutMs: perHost },
+    link = await dialWithin(x.clock, perHost, host, (signal) =>
+      x.dialer(
+        host,
+        {
+          onData: (chunk) => on((c) => c.handleData(chunk)),
+          onDrain: () => on((c) => c.handleDrain()),
+          onClose: (err) => on((c) => c.handleClose(err)),
+        },
+        { tls: x.tls, timeoutMs: perHost, signal },
+      ),
     );
   } catch (e) {
     return { kind: "failed", error: e as Error };
@@ -131,6 +133,32 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   }
   if (c.isClosed || x.stopped()) return { kind: "failed", error: new Error("connection lost while priming") };
   return { kind: "established", conn: c, res };
+}
+
+/**
+ * Runs `dial` with a signal aborted after `ms` on `clock` (the connect timeout is the client's, not the
+ * Transport's): rejects then, whether or not the Transport heeds the signal, and closes a link that comes later.
+ */
+export function dialWithin(clock: Clock, ms: number, target: HostPort, dial: (signal: AbortSignal) => Promise<Link>): Promise<Link> {
+  const ac = new AbortController();
+  return new Promise<Link>((resolve, reject) => {
+    const timer = clock.setTimeout(() => {
+      const e = new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`);
+      ac.abort(e);
+      reject(e);
+    }, ms);
+    dial(ac.signal).then(
+      (link) => {
+        clock.clearTimeout(timer);
+        if (ac.signal.aborted) link.close();
+        else resolve(link);
+      },
+      (e: unknown) => {
+        clock.clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
 }
 
 /** The host was dropped by updateServerList() while we dialled it: the session must not settle on a server that left. */

@@ -1,30 +1,47 @@
 // Four-letter words ("isro", "srvr", ...): a fresh connection, 4 ASCII bytes, read text until the
-// server closes. Used to find a read-write server while connected read-only.
-import type { ConnectionOptions } from "node:tls";
+// server closes. Used to find a read-write server while connected read-only. It dials through the
+// session's Transport (a proxy, Deno.connect, the simulation's network) like every other connection,
+// and times out on the session's clock.
 import type { HostPort } from "../protocol/connect-string.ts";
-import { dialSocket } from "./transport.ts";
+import type { Clock } from "./clock.ts";
+import { dialWithin } from "./dial.ts";
+import type { Dialer, DialOptions } from "./transport.ts";
 
-export function fourLetterWord(host: HostPort, cmd: string, timeoutMs = 2000, tls?: boolean | ConnectionOptions): Promise<string> {
+export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd: string, timeoutMs = 2000, tls?: DialOptions["tls"]): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let done = false;
+    let link: { close(): void } | undefined;
     const finish = (err?: Error): void => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       if (err) reject(err);
-      else resolve(Buffer.concat(chunks).toString("utf8"));
+      else resolve(new TextDecoder().decode(concat(chunks)));
     };
-    const timer = setTimeout(() => {
+    // The whole exchange, not just the dial, is bounded: a server that accepts and never answers.
+    const timer = clock.setTimeout(() => {
       link?.close();
       finish(new Error(`${cmd} to ${host.host}:${host.port} timed out`));
     }, timeoutMs);
-    let link: { close(): void } | undefined;
-    dialSocket(host, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, { tls, timeoutMs })
+    dialWithin(clock, timeoutMs, host, (signal) => dialer(host, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, { tls, timeoutMs, signal }))
       .then((l) => {
+        if (done) return l.close();
         link = l;
         l.write(new TextEncoder().encode(cmd));
       })
       .catch((e: Error) => finish(e));
   });
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const c of chunks) n += c.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }

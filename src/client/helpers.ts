@@ -7,6 +7,7 @@ import type { ACL } from "../protocol/records.ts";
 import { ZooKeeperError, badArguments, isZooKeeperError } from "./errors.ts";
 import { Op } from "./op.ts";
 import type { OpResult } from "./types.ts";
+import { type Clock, systemClock } from "./clock.ts";
 
 /** The slice of the client the helpers use (ZooKeeper implements it). */
 export interface HelperClient {
@@ -155,15 +156,17 @@ export interface RetryOptions {
   maxDelay?: number;
   /** Stops retrying: rejects with the signal's reason (and is handed to `fn`). */
   signal?: AbortSignal;
+  /** The backoff's timers (default `systemClock`; pass `zk.clock` to wait on the client's clock). */
+  clock?: Clock;
 }
 
 const RETRYABLE = new Set<number>([ErrorCode.CONNECTIONLOSS, ErrorCode.OPERATIONTIMEOUT]);
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const onAbort = (): void => (clearTimeout(timer), reject(signal!.reason));
-    const timer = setTimeout(() => (signal?.removeEventListener("abort", onAbort), resolve()), ms);
+    const onAbort = (): void => (clock.clearTimeout(timer), reject(signal!.reason));
+    const timer = clock.setTimeout(() => (signal?.removeEventListener("abort", onAbort), resolve()), ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
@@ -192,7 +195,7 @@ export async function withRetry<T>(fn: (attempt: { attempt: number; signal?: Abo
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
       if (!(e instanceof ZooKeeperError) || !RETRYABLE.has(e.code) || attempt >= retries) throw e;
-      await sleep(Math.random() * Math.min(max, base * 2 ** attempt), signal);
+      await sleep(options.clock ?? systemClock, Math.random() * Math.min(max, base * 2 ** attempt), signal);
     }
   }
 }

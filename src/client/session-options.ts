@@ -68,6 +68,7 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
   if (typeof clock !== "object" || clock === null || (["now", "setTimeout", "clearTimeout"] as const).some((k) => typeof clock[k] !== "function")) {
     throw badArguments("clock must have now(), setTimeout() and clearTimeout()", "connect");
   }
+  const dialer: Dialer = options.dialer ?? ((target, handlers, opts) => transport.connect(target, handlers, opts));
   return {
     hosts,
     sessionTimeout: Math.round(num("sessionTimeout", 30_000)),
@@ -80,10 +81,11 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     maxBufferSize: num("maxBufferSize", DEFAULT_MAX_BUFFER),
     clientSideExpiry: options.clientSideExpiry !== false,
     logger,
-    dialer: options.dialer ?? ((target, handlers, opts) => transport.connect(target, handlers, opts)),
+    dialer,
     servers: options.servers ?? serverMemory(options.dialer ?? transport),
     clock,
-    fourLetter: (host, cmd) => fourLetterWord(host, cmd, 2000, options.tls),
+    // The read-only probe's four-letter words go through the same Transport and clock as the session.
+    fourLetter: (host, cmd) => fourLetterWord(dialer, clock, host, cmd, 2000, options.tls),
     watches: callbacks.watches,
     onState: callbacks.onState,
     onWatchEvent: callbacks.onWatchEvent,

@@ -5,6 +5,7 @@
 import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import type { HostPort } from "../protocol/connect-string.ts";
+import { systemClock } from "./clock.ts";
 
 /** A duplex byte stream to one server, as a Transport gives it. */
 export interface Link {
@@ -32,6 +33,12 @@ export interface DialOptions {
   tls?: boolean | ConnectionOptions;
   /** Give up (reject) after this many ms. */
   timeoutMs: number;
+  /**
+   * Aborted when the client gives up on this dial (its connect timeout, on the client's clock): close what
+   * was opened and reject. The client does not wait for a Transport that ignores it: a link that comes after
+   * the abort is closed at once. Without a signal, `timeoutMs` on `systemClock` bounds the default transport.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -64,17 +71,30 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
     }
     let open = false;
     let closed = false;
-    const timer = setTimeout(() => fail(new Error(`connect to ${remote} timed out after ${opts.timeoutMs} ms`)), opts.timeoutMs);
+    const timedOut = (): Error => new Error(`connect to ${remote} timed out after ${opts.timeoutMs} ms`);
+    const signal = opts.signal;
+    const onAbort = (): void => fail(signal?.reason instanceof Error ? signal.reason : timedOut());
+    // The client's own deadline (its clock) when it gave a signal; else this transport's, on systemClock.
+    const timer = signal ? null : systemClock.setTimeout(() => fail(timedOut()), opts.timeoutMs);
+    const stopTimer = (): void => {
+      if (timer !== null) systemClock.clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
     const fail = (err: Error): void => {
-      clearTimeout(timer);
+      stopTimer();
       if (!open) {
         closed = true;
         socket.destroy();
         reject(err);
       }
     };
+    if (signal?.aborted) {
+      onAbort();
+      return;
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
     socket.once(opts.tls ? "secureConnect" : "connect", () => {
-      clearTimeout(timer);
+      stopTimer();
       open = true;
       socket.setNoDelay(true);
       resolve({

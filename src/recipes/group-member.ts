@@ -5,7 +5,7 @@
 // server has no persistent watches (3.4), a one-shot children watch, re-armed by every read, does it.
 // Every member watches its own znode (to rejoin when someone deletes it); nothing else without a listener.
 import { EventEmitter } from "node:events";
-import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
+import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { createWithParents } from "./containers.ts";
@@ -57,7 +57,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
   private oneShot = false; // children watch re-armed on every refresh (no persistent watches)
   private refreshQueued = false;
   private known: Map<string, Uint8Array | null> | null = null; // the members of the last "change", with their data
-  private coalesce: ReturnType<typeof setTimeout> | null = null;
+  private coalesce: TimerHandle | null = null;
   private pendingSince: number | null = null;
 
   /** Prepares a member; nothing is sent before `join()`. Throws BADARGUMENTS for an invalid path or id. */
@@ -117,7 +117,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
       if (!this.joined) return;
       this.joined = false;
       this.zk.off("state", this.onState);
-      if (this.coalesce) clearTimeout(this.coalesce);
+      if (this.coalesce !== null) this.zk.clock.clearTimeout(this.coalesce);
       this.coalesce = null;
       this.pendingSince = null;
       this.known = null;
@@ -189,10 +189,10 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
   private readonly onGroup: Watcher = (event: WatchedEvent) => {
     if (event.type === EventType.None || !this.watching) return;
     // Coalesce: read once the burst has been quiet QUIET_MS, or MAX_MS after its first change.
-    const now = performance.now();
+    const now = this.zk.clock.now();
     this.pendingSince ??= now;
-    if (this.coalesce) clearTimeout(this.coalesce);
-    this.coalesce = setTimeout(() => {
+    if (this.coalesce !== null) this.zk.clock.clearTimeout(this.coalesce);
+    this.coalesce = this.zk.clock.setTimeout(() => {
       this.coalesce = null;
       this.pendingSince = null;
       this.refresh();

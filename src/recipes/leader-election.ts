@@ -69,9 +69,9 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   private relistQueued = false;
   private pruneQueued = false;
   private readonly queue: ContenderQueue; // the lower candidates we know (walk-down on handover)
-  private retry: ReturnType<typeof setTimeout> | null = null;
+  private retry: TimerHandle | null = null;
   private ended: unknown = null; // why the election ended (rejects later calls)
-  private readonly waiters = new Waiters();
+  private readonly waiters: Waiters;
 
   /**
    * Prepares a participant; nothing is sent before `start()`. Throws BADARGUMENTS for an invalid path or options.
@@ -86,6 +86,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
       throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `revokeOn must be "disconnected" or "expired"`, { op: "LeaderElection", path });
     }
     this.zk = zk;
+    this.waiters = new Waiters(zk.clock);
     this.path = path;
     this.id = options.id;
     this.revokeOn = options.revokeOn ?? "disconnected";
@@ -377,7 +378,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
 
   private retryLater(ms: number): void {
     if (this.retry) return;
-    this.retry = setTimeout(() => {
+    this.retry = this.zk.clock.setTimeout(() => {
       this.retry = null;
       this.requestCheck();
     }, ms);
@@ -427,7 +428,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     this.ended = error;
     this.zk.off("state", this.onState);
     this.zk.off("resumed", this.checkLease);
-    if (this.retry) clearTimeout(this.retry);
+    if (this.retry !== null) this.zk.clock.clearTimeout(this.retry);
     this.retry = null;
     this.revoke(reason);
     this.waiters.rejectAll(error);

@@ -3,7 +3,7 @@
 // sequence, each waiter watches only its predecessor, the holder must own the first znode
 // (ephemeralOwner), and the lock counts as held only while nothing casts doubt on it.
 import { EventEmitter } from "node:events";
-import type { SessionState, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
+import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { ErrorCode, EventType } from "../protocol/constants.ts";
 import { ContenderQueue, createContender, forgetWatch, readParticipants, type Participant } from "./candidates.ts";
@@ -121,9 +121,9 @@ export class Lock extends EventEmitter<LockEvents> {
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timer: TimerHandle | undefined;
       const settle = (): void => {
-        if (timer) clearTimeout(timer);
+        if (timer !== undefined) this.zk.clock.clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
       };
       const attempt: Attempt = {
@@ -145,7 +145,7 @@ export class Lock extends EventEmitter<LockEvents> {
       this.zk.off("state", this.onState);
       this.zk.on("state", this.onState);
       signal?.addEventListener("abort", onAbort, { once: true });
-      if (timeout !== undefined) timer = setTimeout(() => giveUp(new LockTimeoutError(this.path, timeout)), timeout);
+      if (timeout !== undefined) timer = this.zk.clock.setTimeout(() => giveUp(new LockTimeoutError(this.path, timeout)), timeout);
       void this.serial.run(async () => {
         if (attempt.over) return;
         attempt.node = await this.createNode(attempt);

@@ -1,5 +1,5 @@
 // Small helpers the recipes share: a one-at-a-time job queue and session-aware retries.
-import type { SessionState, ZooKeeper } from "../client/index.ts";
+import type { Clock, SessionState, TimerHandle, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
 
@@ -17,14 +17,20 @@ export class Serial {
 /** Promises waiting for an outcome (e.g. leadership), each with an optional abort signal and timeout. */
 export class Waiters {
   private readonly set = new Set<{ resolve(): void; reject(e: unknown): void }>();
+  private readonly clock: Clock;
+
+  /** Timeouts run on `clock` (the client's, `zk.clock`). */
+  constructor(clock: Clock) {
+    this.clock = clock;
+  }
 
   wait(signal: AbortSignal | undefined, timeoutMs: number | undefined, timeoutError: () => Error): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timer: TimerHandle | undefined;
       const done = (): void => {
         this.set.delete(waiter);
-        if (timer) clearTimeout(timer);
+        if (timer !== undefined) this.clock.clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
       };
       const waiter = {
@@ -34,7 +40,7 @@ export class Waiters {
       const onAbort = (): void => waiter.reject(signal!.reason);
       this.set.add(waiter);
       signal?.addEventListener("abort", onAbort, { once: true });
-      if (timeoutMs !== undefined) timer = setTimeout(() => waiter.reject(timeoutError()), timeoutMs);
+      if (timeoutMs !== undefined) timer = this.clock.setTimeout(() => waiter.reject(timeoutError()), timeoutMs);
     });
   }
 

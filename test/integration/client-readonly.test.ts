@@ -2,11 +2,11 @@
 // a 'connectedReadOnly' session from the survivor (which needs readonlymode.enabled=true plus
 // localSessionsEnabled and localSessionsUpgradingEnabled, see startEnsemble({ readOnly: true })),
 // reads work, writes reject NOTREADONLY; once the quorum is back, the isro probe moves it to a
-// read-write server.
+// read-write server, dialling through the session's Transport (host names only it resolves).
 import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { startEnsemble, type ZkEnsemble } from "../support/zk-server.ts";
-import { CreateMode, ZooKeeper } from "../../src/index.ts";
+import { CreateMode, ZooKeeper, defaultTransport, type Transport } from "../../src/index.ts";
 import { rejectsWith, until } from "./client-util.ts";
 
 describe("client read-only mode (real ensemble)", () => {
@@ -30,7 +30,29 @@ describe("client read-only mode (real ensemble)", () => {
     // a client that does not accept read-only servers gets no session
     await rejectsWith(ZooKeeper.connect(survivor!.connectString, { connectTimeout: 2000 }), "CONNECTIONLOSS");
 
-    const zk = await ZooKeeper.connect(ensemble.connectString, { readOnly: true, sessionTimeout: 10_000, connectTimeout: 30_000 });
+    // Host names only this Transport can resolve: the session, and the isro probe that finds the read-write
+    // server, must both dial through it (a direct socket would fail to resolve "zk-1.invalid").
+    const real = ensemble.connectString.split(",");
+    const named = real.map((_, i) => `zk-${i}.invalid:2181`).join(",");
+    const words: string[] = [];
+    const transport: Transport = {
+      connect: async (target, handlers, options) => {
+        const [host, port] = real[Number(/^zk-(\d+)\.invalid$/.exec(target.host)?.[1] ?? -1)]?.split(":") ?? [];
+        if (!host) throw new Error(`no such host ${target.host}`);
+        const link = await defaultTransport.connect({ host, port: Number(port) }, handlers, options);
+        let first = true;
+        return {
+          remote: link.remote,
+          close: () => link.close(),
+          write: (bytes) => {
+            if (first && bytes.length === 4) words.push(new TextDecoder().decode(bytes)); // a four-letter word
+            first = false;
+            return link.write(bytes);
+          },
+        };
+      },
+    };
+    const zk = await ZooKeeper.connect(named, { readOnly: true, sessionTimeout: 10_000, connectTimeout: 30_000, transport });
     try {
       const states: string[] = [];
       zk.on("state", (s) => states.push(s));
@@ -49,6 +71,7 @@ describe("client read-only mode (real ensemble)", () => {
       // the probe (isro, backoff doubling from 100 ms) finds a read-write server and moves there
       await until("a read-write session", () => zk.state === "connected", 60_000);
       assert.deepEqual(states.slice(-2), ["disconnected", "connected"]);
+      assert.ok(words.length > 0 && words.every((w) => w === "isro"), `the probe's isro went through the transport: ${JSON.stringify(words)}`);
       await zk.setData("/ro", "after");
       assert.equal(new TextDecoder().decode((await zk.getData("/ro")).data!), "after");
     } finally {
