@@ -1,5 +1,6 @@
 // zkts commands about access and the session: getacl, setacl, whoami, ephemerals.
-import { UsageError, intOption } from "./args.ts";
+import { intOption } from "./args.ts";
+import { UsageError } from "./errors.ts";
 import type { Run } from "./commands.ts";
 import { aclText, parseAcl, permsText, statJson } from "./output.ts";
 

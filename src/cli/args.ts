@@ -2,15 +2,7 @@
 // own options (globals may follow the command too). Any mistake is a UsageError: exit status 2.
 import { parseArgs } from "node:util";
 import { COMMANDS, type OptionSpec, type Parsed } from "./commands.ts";
-
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
-
-/** A failure that is not a ZooKeeper error (e.g. "no leader"): exit status 1, the message as is. */
-export class Failure extends Error {
-  override readonly name = "Failure";
-}
+import { UsageError } from "./errors.ts";
 
 export const GLOBAL_OPTIONS: OptionSpec = {
   server: { type: "string" },

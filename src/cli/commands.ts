@@ -1,7 +1,7 @@
 // The command table of zkts: names (zkCli's where it has one), usage lines, option specs, and the
 // module that runs each, imported only when the command is used (start-up stays small).
 import type { ZooKeeper } from "../index.ts";
-import { UsageError } from "./args.ts";
+import { UsageError } from "./errors.ts";
 import type { Output } from "./output.ts";
 
 export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;

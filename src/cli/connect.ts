@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import type { ConnectOptions } from "../index.ts";
 import { ZooKeeper } from "../index.ts";
-import { UsageError, intOption } from "./args.ts";
+import { intOption } from "./args.ts";
+import { UsageError } from "./errors.ts";
 import type { Parsed } from "./commands.ts";
 
 export interface Target {

@@ -3,7 +3,8 @@
 // arguments, connects while the command's module loads, runs it, and exits 0 (success), 1 (a
 // ZooKeeper error or another failure, on stderr) or 2 (a usage error, with the usage on stderr).
 import type { ZooKeeper } from "../index.ts";
-import { Failure, UsageError, parseInvocation, type Invocation } from "./args.ts";
+import { parseInvocation, type Invocation } from "./args.ts";
+import { Failure, UsageError } from "./errors.ts";
 import { COMMANDS, report, usage, type Run, type Streams } from "./commands.ts";
 import { connect, target, type Target } from "./connect.ts";
 import { Output } from "./output.ts";

@@ -1,6 +1,7 @@
 // zkts node commands: ls, get, stat, create, set, delete, sync, count.
 import { CreateMode, ErrorCode, ZooKeeperError } from "../index.ts";
-import { UsageError, intOption } from "./args.ts";
+import { intOption } from "./args.ts";
+import { UsageError } from "./errors.ts";
 import type { Context, Parsed, Run } from "./commands.ts";
 import { dataJson, statJson, statLines } from "./output.ts";
 

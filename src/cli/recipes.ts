@@ -1,7 +1,7 @@
 // zkts leader / members: read a LeaderElection (or Curator LeaderLatch) election and a GroupMember
 // group through the recipes' own reading (participants(), members()), without joining either.
 import { GroupMember, LeaderElection } from "../index.ts";
-import { Failure } from "./args.ts";
+import { Failure } from "./errors.ts";
 import type { Run } from "./commands.ts";
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });

@@ -7,7 +7,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { ZooKeeper } from "../index.ts";
-import { Failure, parseCommand, splitWords } from "./args.ts";
+import { parseCommand, splitWords } from "./args.ts";
+import { Failure } from "./errors.ts";
 import { COMMANDS, report, usage, type Streams } from "./commands.ts";
 import { Output } from "./output.ts";
 

@@ -7,7 +7,8 @@ import { accessSync, constants as fsConstants } from "node:fs";
 import { constants as osConstants, hostname } from "node:os";
 import { delimiter, join } from "node:path";
 import { LeaderElection, Lock, type ZooKeeper } from "../index.ts";
-import { UsageError, intOption } from "./args.ts";
+import { intOption } from "./args.ts";
+import { UsageError } from "./errors.ts";
 import type { Context, Parsed, Run } from "./commands.ts";
 import { errorText, toJson } from "./output.ts";
 

@@ -4,7 +4,6 @@ import type { Watcher, ZooKeeper } from "../client/index.ts";
 import { isZooKeeperError } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
 import { CreateMode, WatcherType } from "../protocol/constants.ts";
-import { createWithParents } from "./containers.ts";
 import { NAMINGS, sortByNaming, type Naming } from "./naming.ts";
 import { afterConnectionLoss, findProtected } from "./support.ts";
 
@@ -28,7 +27,8 @@ export interface Participant {
  */
 export async function createContender(zk: ZooKeeper, path: string, naming: Naming, data: string, stop: () => boolean = () => false): Promise<string> {
   const prefix = naming.newPrefix();
-  const create = (): Promise<string> => zk.create(`${path}/${naming.nodeName(prefix)}`, data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+  // Missing parents are made as containers (persistent on 3.4), so an abandoned recipe path is reaped.
+  const create = (): Promise<string> => zk.create(`${path}/${naming.nodeName(prefix)}`, data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL, createParents: true });
   let uncertain = false;
   for (;;) {
     try {
@@ -36,7 +36,7 @@ export async function createContender(zk: ZooKeeper, path: string, naming: Namin
         const found = await findProtected(zk, path, prefix);
         if (found || stop()) return found ?? "";
       }
-      return await createWithParents(zk, path, create);
+      return await create();
     } catch (e) {
       if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
       uncertain = true;

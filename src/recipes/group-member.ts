@@ -8,7 +8,6 @@ import { EventEmitter } from "node:events";
 import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
-import { createWithParents } from "./containers.ts";
 import { MemberIdTakenError } from "./errors.ts";
 import { Serial, deleteNode } from "./support.ts";
 
@@ -160,7 +159,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
   /** Our znode exists and is this session's: create it, or accept it when a lost reply had created it. */
   private async ensureMember(): Promise<void> {
     try {
-      await createWithParents(this.zk, this.path, () => this.zk.create(this.memberPath, this.data, { mode: CreateMode.EPHEMERAL }));
+      await this.zk.create(this.memberPath, this.data, { mode: CreateMode.EPHEMERAL, createParents: true }); // parents as containers
     } catch (e) {
       if (!isZooKeeperError(e, ErrorCode.NODEEXISTS)) throw e;
       const stat = await this.zk.exists(this.memberPath);
