@@ -9,7 +9,7 @@ import { TreeCache } from "../../src/recipes/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { diff, dump, freshRead, randomWorkload, replayer } from "../support/tree-workload.ts";
-import { nextEvent } from "../support/wait.ts";
+import { nextEvent, until, untilState } from "../support/wait.ts";
 
 const root = `/t-tree-cache-${randomUUID().slice(0, 8)}`;
 
@@ -52,11 +52,12 @@ describe("TreeCache", () => {
       for (let round = 0; round < 4; round++) {
         const work = randomWorkload(writer, base, 250, 100 + round);
         if (round % 2 === 1) {
-          await new Promise((r) => setTimeout(r, 20));
+          const seen = replay.events;
+          await until("the round's first change at the cache", () => replay.events > seen); // cut mid-workload
           proxy.cut(); // the client reconnects through the proxy within its session
         }
         await work;
-        await nextConnected(zk);
+        await untilState(zk, "connected");
         await zk.sync(base); // every notification for the writes is in before the sync's reply
         await cache.settled();
         const fresh = await freshRead(writer, base);
@@ -180,8 +181,3 @@ describe("TreeCache", () => {
   }, 60_000);
 });
 
-async function nextConnected(zk: ZooKeeper): Promise<void> {
-  if (zk.state === "connected") return;
-  await nextEvent(zk, "state", 20_000);
-  return nextConnected(zk);
-}

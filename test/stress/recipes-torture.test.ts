@@ -14,6 +14,7 @@ import { TreeCache } from "../../src/recipes/index.ts";
 import { startEnsemble, type ZkEnsemble } from "../support/zk-server.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { diff, dump, freshRead, randomWorkload, replayer } from "../support/tree-workload.ts";
+import { untilState } from "../support/wait.ts";
 import { killAllContenders } from "../interop/contenders.ts";
 import { runTorture, type Fault } from "../interop/lock-torture.ts";
 import { runElection } from "../interop/election-stability.ts";
@@ -97,7 +98,7 @@ describe("recipes torture on a 3-server ensemble", () => {
           for (const s of ensemble.servers) if (!s.running) await s.start();
           await ensemble.waitForQuorum();
         }
-        while (zk.state !== "connected") await new Promise((r) => setTimeout(r, 20));
+        await untilState(zk, "connected", 60_000);
         await zk.sync(base);
         await cache.settled();
         const fresh = await freshRead(writer, base);

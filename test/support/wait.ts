@@ -44,3 +44,13 @@ export async function never(what: string, happened: () => boolean | Promise<bool
   } while (performance.now() < end);
   if (await happened()) throw new Error(`${what} happened within ${quietMs} ms`);
 }
+
+/** Resolves once `client.state` reads `state`, waking on its "state" events (a ZooKeeper client); rejects after `timeoutMs`. */
+export async function untilState(client: EventEmitter & { readonly state: string }, state: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (client.state !== state) {
+    const left = deadline - performance.now();
+    if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for the state ${state} (it is ${client.state})`);
+    await nextEvent(client, "state", left, `the state ${state} (it is ${client.state})`);
+  }
+}
