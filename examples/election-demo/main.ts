@@ -17,8 +17,22 @@ const WORK_MS = 2000;
 const SESSION_MS = 2000; // short sessions: the server notices a crash within ~2 s
 const t0 = process.hrtime.bigint();
 const sec = (ns: bigint): string => `+${(Number(ns - t0) / 1e9).toFixed(3)}s`.padStart(9);
-const say = (ns: bigint, who: string, what: string): void => console.log(`[${sec(ns)}] ${who.padEnd(9)} ${what}`);
 const now = (): bigint => process.hrtime.bigint();
+
+// The timeline is printed in time order: lines come from six processes (a participant's ELECTED is stamped on its
+// own clock and read from its pipe later), so each is held HOLD_NS and printed sorted with the others; nothing is
+// printed while a participant is being spawned (its "joined", stamped before the spawn, is said after it).
+const HOLD_NS = 150_000_000n;
+const pending: { ns: bigint; text: string }[] = [];
+let spawning = false;
+function flush(all = false): void {
+  if (spawning && !all) return;
+  pending.sort((a, b) => (a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0));
+  const upTo = now() - HOLD_NS;
+  while (pending.length > 0 && (all || pending[0].ns <= upTo)) console.log(pending.shift()!.text);
+}
+const flusher = setInterval(flush, 50);
+const say = (ns: bigint, who: string, what: string): void => void pending.push({ ns, text: `[${sec(ns)}] ${who.padEnd(9)} ${what}` });
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 async function until(done: () => boolean, ms = 20_000): Promise<void> {
@@ -43,6 +57,7 @@ const { values: flags } = parseArgs({
 });
 for (const sig of flags.compare ? [] : (["SIGINT", "SIGTERM"] as const)) {
   process.on(sig, () => {
+    flush(true);
     console.log(`\n${sig}: stopping participants and server`);
     void cleanup().then(() => process.exit(130));
   });
@@ -62,6 +77,10 @@ async function main(): Promise<void> {
   const elected: { who: ParticipantProcess; at: bigint; token: string }[] = [];
   const watches: { who: string; at: bigint; path: string }[] = [];
   for (let i = 1; i <= MACHINES; i++) {
+    // Stamped before the spawn: the process can do nothing (be elected, say) before it exists, so "joined"
+    // never shows a later time than its own ELECTED line below it.
+    const joinedAt = now();
+    spawning = true;
     const m = await spawnParticipant({ connectString, path, id: `Machine${i}`, sessionTimeoutMs: SESSION_MS });
     await m.syncClock(3);
     const stamp = (l: ParticipantLine): bigint => m.localNs(l) ?? l.receivedNs;
@@ -72,12 +91,16 @@ async function main(): Promise<void> {
       } else if (l.kind === "REVOKED") say(stamp(l), m.id, `revoked: ${l.args[2]}`);
       else if (l.kind === "WATCH") {
         watches.push({ who: m.id, at: l.receivedNs, path: l.args[0] });
-        say(l.receivedNs, m.id, `watch fired: ${l.args[0].slice(path.length + 1)} changed`);
+        // A participant watches the candidate just before its own; nobody writes candidate data here, so that
+        // watch fires when the predecessor's znode goes (its session ended). "own": its own candidate changed.
+        const node = l.args[0].slice(path.length + 1);
+        say(l.receivedNs, m.id, l.args[1] === "own" ? `watch fired: own candidate ${node} changed` : `watch fired: predecessor ${node} deleted`);
       }
     };
-    say(now(), m.id, `joined (pid ${m.pid})`);
+    say(joinedAt, m.id, `joined (pid ${m.pid})`);
     for (const l of m.lines) handle(l); // lines that came with READY
     m.onLine(handle);
+    spawning = false;
     machines.push(m);
   }
 
@@ -100,6 +123,7 @@ async function main(): Promise<void> {
     say(next.at, next.who.id, `took over from ${leader.id}: failover ${(ms / 1000).toFixed(3)} s, watches fired: ${woken.join(", ") || "none"}`);
   }
 
+  flush(true);
   console.log("\nSummary");
   for (const f of failovers) console.log(`  ${f.from} -> ${f.to}: ${(f.ms / 1000).toFixed(3)} s, woken: ${f.woken.join(", ")}`);
   const avg = failovers.reduce((a, f) => a + f.ms, 0) / Math.max(1, failovers.length);
@@ -120,8 +144,11 @@ async function compare(): Promise<void> {
 try {
   await (flags.compare ? compare() : main());
 } catch (e) {
+  flush(true);
   console.error(`demo failed: ${(e as Error).message}`);
   process.exitCode = 1;
 } finally {
+  clearInterval(flusher);
+  flush(true);
   await cleanup();
 }

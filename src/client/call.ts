@@ -57,11 +57,14 @@ export class Caller {
   readonly chroot: string;
   readonly watches: WatchRegistry;
   private readonly submit: <T>(req: Request<T>) => Promise<T>;
+  /** Who the session authenticated as, for NOAUTH's message (request.ts). */
+  private readonly identities: (() => string) | undefined;
 
-  constructor(chroot: string, watches: WatchRegistry, submit: <T>(req: Request<T>) => Promise<T>) {
+  constructor(chroot: string, watches: WatchRegistry, submit: <T>(req: Request<T>) => Promise<T>, identities?: () => string) {
     this.chroot = chroot;
     this.watches = watches;
     this.submit = submit;
+    this.identities = identities;
   }
 
   /** A client path as the server knows it. */
@@ -79,7 +82,7 @@ export class Caller {
     if (chroot !== "" && o.absolute !== true && typeof pathed?.path === "string") body = { ...body, path: addChroot(chroot, pathed.path) };
     let onReply = o.onReply;
     if (o.watcher !== undefined) onReply = watchOnReply(this.watches, (body as { path: string }).path, o.watcher, o.watchAs ?? "data", o.watchAsIfNoNode);
-    const req: Request<Out> = { opcode: spec.code, op: o.op, path: o.path, write: spec.writeRequest, body, decode: spec.readResponse, result: o.result, chroot, onReply, needs: o.needs };
+    const req: Request<Out> = { opcode: spec.code, op: o.op, path: o.path, write: spec.writeRequest, body, decode: spec.readResponse, result: o.result, chroot, onReply, needs: o.needs, identities: this.identities };
     return submitAbortable(this.submit, req, o.signal, o.abandoned);
   }
 

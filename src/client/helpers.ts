@@ -174,8 +174,9 @@ function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
 /**
  * Runs `fn` and retries it after CONNECTIONLOSS or OPERATIONTIMEOUT, with "full jitter" exponential
  * backoff (a random wait in [0, min(maxDelay, baseDelay·2^n)]). Every other error, SESSIONEXPIRED
- * included, is thrown at once. For idempotent calls: a create, setData without a version or a multi
- * whose reply was lost may have applied, and running it again may apply it twice or fail NODEEXISTS.
+ * included (also what every call of a closed client rejects with), is thrown at once. For idempotent
+ * calls: a create, setData without a version or a multi whose reply was lost may have applied, and
+ * running it again may apply it twice or fail NODEEXISTS.
  */
 export async function withRetry<T>(fn: (attempt: { attempt: number; signal?: AbortSignal }) => Promise<T>, options: RetryOptions = {}): Promise<T> {
   const num = (name: "retries" | "baseDelay" | "maxDelay", dflt: number): number => {

@@ -1,23 +1,58 @@
 // Host selection as the Java client does it: shuffle once, walk round-robin, and pause after every
-// host has been tried since the last successful connection.
+// host has been tried since the last successful connection. It also keeps how each host's last dial
+// failed, so that a connect timeout can say "ECONNREFUSED on every host" instead of only the last error.
 import { type HostPort, type ParsedConnectString, parseConnectString } from "../protocol/connect-string.ts";
+
+/** Dial errors that mean "nothing there" rather than "slow": the port refused, or the name did not resolve. */
+const UNREACHABLE: ReadonlySet<string> = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
+
+/** "host:port", IPv6 in brackets: as a connect string writes it. */
+export function hostText(h: HostPort): string {
+  return h.host.includes(":") ? `[${h.host}]:${h.port}` : `${h.host}:${h.port}`;
+}
 
 export class HostList {
   private hosts: HostPort[];
+  /** The hosts in the order the caller gave them (for messages). */
+  private given: readonly HostPort[];
   private index = -1;
   private triedSinceConnect = 0;
   private readonly random: () => number;
+  /** Per "host:port": the error code of its last failed dial since the last connection (null: not a code we know). */
+  private readonly failures = new Map<string, string | null>();
 
   constructor(hosts: readonly HostPort[], random: () => number = Math.random) {
     this.random = random;
+    this.given = hosts;
     this.hosts = this.shuffled(hosts);
   }
 
   /** A new list (updateServerList): shuffled again, walked from its start. */
   replace(hosts: readonly HostPort[]): void {
+    this.given = hosts;
     this.hosts = this.shuffled(hosts);
     this.index = -1;
     this.triedSinceConnect = 0;
+    this.failures.clear();
+  }
+
+  /** A dial of `host` failed with `error` (its `code`, e.g. ECONNREFUSED, is what counts). */
+  failed(host: HostPort, error: Error): void {
+    const code = (error as { code?: unknown }).code;
+    this.failures.set(hostText(host), typeof code === "string" ? code : null);
+  }
+
+  /**
+   * When the last dial of every host was refused or could not resolve its name (ECONNREFUSED, ENOTFOUND,
+   * EAI_AGAIN): says so, e.g. `ECONNREFUSED on every host of "127.0.0.1:1,127.0.0.1:2"`; otherwise null.
+   */
+  unreachable(): string | null {
+    if (this.given.length === 0) return null;
+    const codes = this.given.map((h) => this.failures.get(hostText(h)));
+    if (!codes.every((c) => typeof c === "string" && UNREACHABLE.has(c))) return null;
+    const list = this.given.map(hostText).join(",");
+    if (codes.every((c) => c === codes[0])) return `${codes[0]} on every host of "${list}"`;
+    return `every host refused or did not resolve: ${this.given.map((h, i) => `${hostText(h)} ${codes[i]}`).join(", ")}`;
   }
 
   has(host: string, port: number): boolean {
@@ -59,6 +94,7 @@ export class HostList {
 
   connected(): void {
     this.triedSinceConnect = 0;
+    this.failures.clear();
   }
 }
 

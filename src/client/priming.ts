@@ -20,6 +20,27 @@ export interface AuthEntry {
   waiters: { resolve(): void; reject(e: Error): void }[];
 }
 
+/**
+ * How a credential is named in messages, never with its secret: digest `"user:password"` by its user name only
+ * (`digest user "alice"`), any other scheme by its name only (its bytes may be a secret).
+ */
+export function credentialName(scheme: string, auth: Uint8Array): string {
+  if (scheme === "digest") {
+    const text = new TextDecoder().decode(auth);
+    const colon = text.indexOf(":");
+    if (colon >= 0) return `digest user ${JSON.stringify(text.slice(0, colon))}`;
+  }
+  return `${scheme} (credentials not shown)`;
+}
+
+/** The identities a session holds, for NOAUTH's message: the names of `credentialName`, or no one. */
+export function identitiesText(names: readonly string[]): string {
+  if (names.length === 0) return "no one (world:anyone)";
+  const list = [...new Set(names)].join(", ");
+  // The server takes any digest password and makes an identity of it: a wrong one shows only here, as NOAUTH.
+  return names.some((n) => n.startsWith("digest ")) ? `${list} (a wrong digest password is not refused: it gives an identity no ACL names)` : list;
+}
+
 /** Sends one AuthPacket; `onRefused` runs when the server says no (it then closes the link). */
 export function sendAuth(conn: Connection, a: AuthEntry, writer: JuteWriter, onRefused: (a: AuthEntry) => void): void {
   const frame = encodeRequest(Xid.AUTH, OpCode.auth, writeAuthPacket, { type: 0, scheme: a.scheme, auth: a.auth }, writer);
@@ -32,7 +53,7 @@ export function sendAuth(conn: Connection, a: AuthEntry, writer: JuteWriter, onR
         for (const w of waiters) w.resolve();
         return;
       }
-      const refused = new ZooKeeperError(ErrorCode.AUTHFAILED, `server refused ${a.scheme} credentials`, { op: "addAuthInfo" });
+      const refused = new ZooKeeperError(ErrorCode.AUTHFAILED, `the server refused the ${a.scheme} credentials; the session has ended (authFailed) and the client is finished: every call now fails AUTHFAILED, connect a new client`, { op: "addAuthInfo" });
       for (const w of waiters) w.reject(refused);
       onRefused(a);
     },

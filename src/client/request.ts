@@ -27,6 +27,8 @@ export interface Request<T> {
   signal?: AbortSignal;
   /** Server features this request needs; refused locally (UNIMPLEMENTED) when the server lacks one. */
   needs?: Needs;
+  /** Who the session authenticated as, for a NOAUTH's message (called only then; never secrets). */
+  identities?: () => string;
 }
 
 /** Encodes `req` with xid 0 (patched by patchXid); throws BADARGUMENTS when it cannot be sent. */
@@ -50,6 +52,11 @@ export function patchXid(frame: Uint8Array, xid: number): void {
   frame[5] = xid >>> 16;
   frame[6] = xid >>> 8;
   frame[7] = xid;
+}
+
+/** NOAUTH's message: the identities the session holds (the same NOAUTH otherwise hides a wrong password). */
+function notAuthorized(req: Request<unknown>): string | undefined {
+  return req.identities ? `not authorized; this session authenticated as: ${req.identities()}` : undefined;
 }
 
 /** The pipeline entry for `req`: decodes the reply and settles the promise. */
@@ -81,7 +88,7 @@ class PendingCall<T> implements InFlight {
     const req = this.req;
     req.onReply?.(err);
     if (err !== 0) {
-      this.reject(new ZooKeeperError(err as ErrorCode, undefined, { op: req.op, path: req.path }));
+      this.reject(new ZooKeeperError(err as ErrorCode, err === ErrorCode.NOAUTH ? notAuthorized(req) : undefined, { op: req.op, path: req.path }));
       return;
     }
     let value: unknown;

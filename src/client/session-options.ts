@@ -12,6 +12,9 @@ import type { ConnectOptions, Logger, SessionState, WatchedEvent } from "./types
 import type { WatchRegistry } from "./watches.ts";
 import type { ConnectionOptions as TlsOptions } from "node:tls";
 
+/** Time allowed for the first session when `connectTimeout` is not given, ms (Curator's and kazoo's default too). */
+export const DEFAULT_CONNECT_TIMEOUT = 15_000;
+
 export interface SessionOptions {
   hosts: readonly HostPort[];
   sessionTimeout: number;
@@ -72,7 +75,7 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
   return {
     hosts,
     sessionTimeout: Math.round(num("sessionTimeout", 30_000)),
-    connectTimeout: num("connectTimeout", 30_000),
+    connectTimeout: num("connectTimeout", DEFAULT_CONNECT_TIMEOUT),
     readOnly: options.readOnly === true,
     tls: options.tls,
     sasl: options.sasl ? saslFactory(options.sasl) : undefined,

@@ -63,6 +63,12 @@ export function publicState(p: Phase): SessionState {
   }
 }
 
+/**
+ * Why calls fail once close() was called. Code SESSIONEXPIRED, as the Java client answers in its CLOSED state:
+ * the session is gone for good, so withRetry and the recipes stop at once (CONNECTIONLOSS would be retried).
+ */
+export const CLOSED_REASON = "the client is closed (close() was called); connect a new client";
+
 /** The error of a call made once the session is over (or closing), by the state it shows. */
 export function endedError(shown: SessionState, req: { op: string; path?: string }): ZooKeeperError {
   const details = { op: req.op, path: req.path };
@@ -72,6 +78,7 @@ export function endedError(shown: SessionState, req: { op: string; path?: string
     case "authFailed":
       return new ZooKeeperError(ErrorCode.AUTHFAILED, "authentication failed; the client is finished", details);
     default:
-      return new ZooKeeperError(ErrorCode.CONNECTIONLOSS, "the client is closed (close() was called)", details);
+      // closed, or close() under way (the state shown is still the one before it)
+      return new ZooKeeperError(ErrorCode.SESSIONEXPIRED, CLOSED_REASON, details);
   }
 }

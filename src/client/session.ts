@@ -17,7 +17,7 @@ import { type Request, encodeUserRequest, inFlightFor, patchXid } from "./reques
 import type { SaslClient } from "./sasl-exchange.ts";
 import type { Logger, SessionState } from "./types.ts";
 import { type Clock, lateAware, sleepOn, systemClock } from "./clock.ts";
-import { type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
+import { CLOSED_REASON, type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
 import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "./tls-errors.ts";
 import { WaitQueue } from "./wait-queue.ts";
@@ -137,7 +137,9 @@ export class Session {
   start(): Promise<void> {
     const timer = this.timers.setTimeout(() => {
       if (this.phase.kind !== "connecting") return;
-      const last = this.lastDialError ? `; last error: ${this.lastDialError.message}` : "";
+      // Every host refused (or its name did not resolve) on its last dial: say that, not just the last error.
+      const unreachable = this.hosts.unreachable();
+      const last = unreachable !== null ? `: ${unreachable}` : this.lastDialError ? `; last error: ${this.lastDialError.message}` : "";
       this.end("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.o.connectTimeout} ms${last}`);
     }, this.o.connectTimeout);
     const clear = (): void => this.timers.clearTimeout(timer);
@@ -225,6 +227,7 @@ export class Session {
     const p = this.phase;
     if (p.kind === "connecting" || p.kind === "disconnected") p.attempt = null;
     this.lastDialError = e;
+    this.hosts.failed(host, e);
     this.log.debug(`zookeeper: connect to ${host.host}:${host.port} failed: ${e.message}`);
     this.certFailures = isCertificateError(e) ? this.certFailures + 1 : 0;
     if (p.kind === "connecting" && this.certFailures >= this.hosts.size) this.end("closed", ErrorCode.CONNECTIONLOSS, e.message);
@@ -455,7 +458,7 @@ export class Session {
         this.transmit(conn, encodeRequest(0, OpCode.closeSession, undefined, undefined, this.writer), { xid: 0, opcode: OpCode.closeSession, onReply: done, onFail: done });
       });
     }
-    this.end("closed", ErrorCode.CONNECTIONLOSS, "the client is closed (close() was called)");
+    this.end("closed", ErrorCode.SESSIONEXPIRED, CLOSED_REASON);
     await this.loop?.catch(() => {});
   }
 }

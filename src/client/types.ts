@@ -21,12 +21,25 @@ export type SessionState =
   | "authFailed"
   | "closed";
 
-/** What a watcher receives: a node event, or a session event (`type` EventType.None, `path` null). */
+/** The name of an `EventType` value, e.g. "NodeDataChanged" (`WatchedEvent.typeName`). */
+export type EventTypeName = keyof typeof EventType;
+
+/** The name of a `KeeperState` value, e.g. "SyncConnected" (`WatchedEvent.stateName`). */
+export type KeeperStateName = keyof typeof KeeperState;
+
+/**
+ * What a watcher receives: a node event, or a session event (`type` EventType.None, `path` null). A plain
+ * object, so it prints readably: `{ type: 3, typeName: 'NodeDataChanged', state: 3, stateName: 'SyncConnected', path: '/a', zxid: undefined }`.
+ */
 export interface WatchedEvent {
   /** EventType: -1 for session events, 1..7 for node events. */
   type: EventType;
+  /** The name of `type`: "None" for session events, "NodeCreated" ... "PersistentWatchRemoved" for node events. */
+  typeName: EventTypeName;
   /** KeeperState. */
   state: KeeperState;
+  /** The name of `state`, e.g. "SyncConnected", "Disconnected", "Expired", "Closed". */
+  stateName: KeeperStateName;
   /** The node's path with the chroot removed; null for session events. */
   path: string | null;
   /**
@@ -75,7 +88,10 @@ export interface SaslOptions {
 export interface ConnectOptions {
   /** Session timeout asked for, ms (default 30000); the server clamps it. */
   sessionTimeout?: number;
-  /** Time allowed for the first session, ms (default 30000). */
+  /**
+   * Time allowed for the first session, ms (default 15000, as Curator and kazoo). Refused or unresolvable hosts are
+   * tried again until then (a server that is starting refuses for a while); the error then says what every host answered.
+   */
   connectTimeout?: number;
   /** Accept a read-only session from a server that lost its quorum. */
   readOnly?: boolean;

@@ -6,6 +6,7 @@ import { ErrorCode, EventType, KeeperState, WatcherType } from "../protocol/cons
 import { Ops } from "../protocol/ops.ts";
 import type { Caller } from "./call.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
+import { watchedEvent } from "./events.ts";
 import { type ServerFeatures, unsupported } from "./features.ts";
 import type { WatchedEvent, Watcher } from "./types.ts";
 import type { WatchKind, WatchRegistry } from "./watches.ts";
@@ -33,7 +34,7 @@ export async function removeWatchers(ctx: RemovalContext, op: string, path: stri
     }
   }
   if (removed.length === 0) throw new ZooKeeperError(ErrorCode.NOWATCHER, "no such watcher is registered", { op, path });
-  for (const [w, evType] of removed) ctx.deliver([w], { type: evType, state: KeeperState.SyncConnected, path, zxid: undefined });
+  for (const [w, evType] of removed) ctx.deliver([w], watchedEvent(evType, KeeperState.SyncConnected, path, undefined));
   const v39 = ctx.features.persistentRemovalTypes;
   const types = v39 ? typesFor39(watches, serverPath, gone) : typesBefore39(watches, serverPath, gone);
   // Before 3.9 one Data/Any request stands for a persistent watch too.

@@ -1,7 +1,7 @@
 // The public client (README "Using the client"; reference: `npm run docs`): each operation checks its arguments,
 // then takes the one path of call.ts (op table codecs, chroot mapping, watches registered with their replies).
 import { EventEmitter } from "node:events";
-import { AddWatchMode, CreateMode, ErrorCode, EventType, type KeeperState, WatcherType } from "../protocol/constants.ts";
+import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { parseConnectString } from "../protocol/connect-string.ts";
 import { ProtocolError } from "../protocol/errors.ts";
 import { Ops } from "../protocol/ops.ts";
@@ -11,6 +11,8 @@ import { type CallOptions, raceSignal, signalOf } from "./abort.ts";
 import { Ids } from "./acl.ts";
 import { Caller, clientPaths, createNode, ephemeralsPrefix, identities, need, persistentKind } from "./call.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
+import { watchedEvent } from "./events.ts";
+import { credentialName, identitiesText } from "./priming.ts";
 import { deleteTree } from "./helpers.ts";
 import { Op, decodeResults, encodeOp, multiNeeds } from "./op.ts";
 import { type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
@@ -49,7 +51,7 @@ export type { InternalOptions };
 /**
  * A ZooKeeper client (servers 3.4 to 3.9): one session, moved between the connect string's hosts. Every
  * operation rejects with a `ZooKeeperError`: BADARGUMENTS for bad input (nothing sent), CONNECTIONLOSS if the
- * link drops while it is in flight, SESSIONEXPIRED after expiry; below, the server's own codes per method.
+ * link drops while it is in flight, SESSIONEXPIRED after expiry or close(); below, the server's own codes per method.
  * A server older than a method needs answers UNIMPLEMENTED.
  */
 export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
@@ -58,6 +60,9 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   private readonly chroot: string;
   private readonly log: Logger;
   private readonly maxBufferSize: number;
+  /** Who the session authenticated as (credentialName: schemes and user names, never secrets), for NOAUTH's message. */
+  private readonly credentials: string[] = [];
+  private readonly identities = (): string => identitiesText(this.credentials);
 
   private constructor(connectString: string, options: InternalOptions) {
     super();
@@ -73,19 +78,26 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       watches: this.watches,
       onState: (state) => this.emitSafely(state),
       onWatchEvent: (ev, zxid, watchers) => {
-        if (watchers.length > 0) this.deliver(watchers, { type: ev.type as EventType, state: ev.state as KeeperState, path: stripChroot(this.chroot, ev.path), zxid: zxid === -1n ? undefined : zxid });
+        if (watchers.length > 0) this.deliver(watchers, watchedEvent(ev.type, ev.state, stripChroot(this.chroot, ev.path), zxid === -1n ? undefined : zxid));
       },
-      onSessionEvent: (state) => this.deliver(this.watches.all(), { type: EventType.None, state: state as KeeperState, path: null, zxid: undefined }),
+      onSessionEvent: (state) => this.deliver(this.watches.all(), watchedEvent(EventType.None, state, null, undefined)),
       onResume: () => void emitIsolated(this, this, "ZooKeeper", "resumed"),
     });
     this.maxBufferSize = o.maxBufferSize;
+    // SASL by its user (DIGEST-MD5) or principal, never its password.
+    const sasl = options.sasl as { username?: unknown; principal?: unknown } | undefined;
+    const saslUser = typeof sasl?.username === "string" ? sasl.username : typeof sasl?.principal === "string" ? sasl.principal : null;
+    if (sasl) this.credentials.push(saslUser === null ? "sasl" : `sasl user ${JSON.stringify(saslUser)}`);
+    const tls = options.tls;
+    if (typeof tls === "object" && tls !== null && (tls.cert !== undefined || tls.pfx !== undefined)) this.credentials.push("x509 (the TLS client certificate)");
     this.session = new Session(o);
   }
 
   /**
    * Connects (`"host:port,host:port/chroot"`; the chroot must exist) and resolves once a session is established.
-   * Rejects with BADARGUMENTS, AUTHFAILED (SASL refused), or CONNECTIONLOSS after `connectTimeout` (at once for a
-   * certificate error or, on Deno, a missing net permission).
+   * Rejects with BADARGUMENTS, AUTHFAILED (SASL refused), or CONNECTIONLOSS after `connectTimeout` (default 15 s;
+   * at once for a certificate error or, on Deno, a missing net permission), whose message says when every host
+   * refused or did not resolve (`ECONNREFUSED on every host of "..."`), else the last error.
    */
   static async connect(connectString: string, options: ConnectOptions = {}): Promise<ZooKeeper> {
     if (options === null || typeof options !== "object") throw badArguments("options must be an object", "connect");
@@ -104,7 +116,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
       if (!a || typeof a.scheme !== "string") throw badArguments("auth entries need a scheme and auth", "connect");
     }
     const zk = new ZooKeeper(connectString, options);
-    const auths = (options.auth ?? []).map((a) => zk.session.addAuth(a.scheme, toBytes("connect", "/", a.auth) ?? new Uint8Array(0)));
+    const auths = (options.auth ?? []).map((a) => zk.addAuth(a.scheme, toBytes("connect", "/", a.auth) ?? new Uint8Array(0)));
     // Stored credentials go out on the first connection's priming; their outcome is the session's.
     for (const p of auths) p.catch(() => {});
     await zk.session.start();
@@ -165,7 +177,8 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /**
-   * Ends the session (its ephemeral nodes go) and the connection; pending and later calls reject. Never rejects.
+   * Ends the session (its ephemeral nodes go) and the connection; pending and later calls reject with SESSIONEXPIRED,
+   * "the client is closed (close() was called)" (as the Java client; never retried by `withRetry`). Never rejects.
    */
   async close(): Promise<void> {
     await this.session.close();
@@ -193,7 +206,13 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   private caller?: Caller;
   /** Every operation goes through `calls.call` (call.ts); made on first use, once the session exists. */
   private get calls(): Caller {
-    return (this.caller ??= new Caller(this.chroot, this.watches, (req) => this.session.submit(req)));
+    return (this.caller ??= new Caller(this.chroot, this.watches, (req) => this.session.submit(req), this.identities));
+  }
+
+  /** Stores credentials with the session, and their name for NOAUTH's message. */
+  private addAuth(scheme: string, auth: Uint8Array): Promise<void> {
+    this.credentials.push(credentialName(scheme, auth));
+    return this.session.addAuth(scheme, auth);
   }
 
   // --- operations ---
@@ -426,7 +445,7 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     if (bytes === null) throw badArguments("auth must be a Uint8Array or a string", "addAuthInfo");
     const signal = signalOf("addAuthInfo", undefined, options);
     signal?.throwIfAborted();
-    await raceSignal(this.session.addAuth(scheme, bytes), signal);
+    await raceSignal(this.addAuth(scheme, bytes), signal);
   }
 }
 

@@ -49,6 +49,10 @@ function parseHost(entry: string): HostPort {
 
 export function parseConnectString(connectString: string): ParsedConnectString {
   if (typeof connectString !== "string") bad("connectString must be a string");
+  // "http://h:2181", "zk://h:2181": the scheme's "//" would be read as a chroot. Only the scheme is echoed
+  // (a URL may carry user:password@).
+  const url = /(?:^|,)\s*([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(connectString);
+  if (url) bad(`use host:port[,host:port][/chroot], not a URL (the connect string has "${url[1]}://")`);
   // The chroot is everything from the first "/" on, for all hosts.
   const slash = connectString.indexOf("/");
   let chroot = slash < 0 ? "" : connectString.slice(slash);

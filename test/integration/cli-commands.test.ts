@@ -168,7 +168,7 @@ describe("zkts command line (real server)", () => {
     const who = ok(await zkts([...withAuth, "--json", "whoami"], { env }));
     assert.ok(JSON.parse(who.out).some((i: { scheme: string; id: string }) => i.scheme === "digest" && i.id === "carol"));
     const denied = await run("get", p);
-    assert.deepEqual([denied.code, denied.err], [1, `NOAUTH (getData ${p})\n`]);
+    assert.deepEqual([denied.code, denied.err], [1, `NOAUTH (getData ${p}): not authorized; this session authenticated as: no one (world:anyone)\n`]);
   }, 60_000);
 
   it("watch --count N prints N events and exits 0", async () => {

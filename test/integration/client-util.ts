@@ -19,8 +19,11 @@ export async function rejectsWith(p: Promise<unknown>, codeName: string): Promis
 }
 
 /** A watcher that records its events. */
-/** An event without its zxid (which only 3.9+ servers fill in), for comparing across server lines. */
-export type EventShape = Omit<WatchedEvent, "zxid">;
+/**
+ * An event's numbers and path: without its zxid (which only 3.9+ servers fill in), for comparing across server
+ * lines, and without typeName/stateName (derived from the numbers; client-errors.test.ts checks they match).
+ */
+export type EventShape = Pick<WatchedEvent, "type" | "state" | "path">;
 
 /** Records events as shapes, and their zxids apart. */
 export function recorder(): { events: EventShape[]; zxids: (bigint | undefined)[]; watcher: (e: WatchedEvent) => void } {

@@ -1,6 +1,6 @@
 // Bad input at the public API, including what plain JavaScript callers can pass (everything is cast
 // through unknown): each call fails with a clear ZooKeeperError (BADARGUMENTS, INVALIDACL, or
-// CONNECTIONLOSS on a closed client) and NOTHING reaches the wire: the fault proxy's byte counter
+// SESSIONEXPIRED on a closed client) and NOTHING reaches the wire: the fault proxy's byte counter
 // in front of the real server does not move (a valid call right after is the positive control).
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { randomUUID } from "node:crypto";
@@ -197,6 +197,8 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
       ["connect string bad port", () => connect("127.0.0.1:notaport")],
       ["connect string port 70000", () => connect("127.0.0.1:70000")],
       ["connect string bad chroot", () => connect(`${cs}/bad/`)],
+      ["connect string URL", () => connect(`http://${cs}`)],
+      ["connect string zk:// URL", () => connect(`zk://${cs}/app`)],
       ["options null", () => connect(cs, null)],
       ["options string", () => connect(cs, "fast")],
       ["sessionTimeout string", () => connect(cs, { sessionTimeout: "30000" })],
@@ -231,7 +233,7 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
     assert.equal(dials, before.dials, "a connection was dialled");
   });
 
-  it("a closed client: every call rejects CONNECTIONLOSS saying it is closed, and sends nothing", async () => {
+  it("a closed client: every call rejects SESSIONEXPIRED saying it is closed, and sends nothing", async () => {
     const closedZk = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 40_000 });
     await closedZk.close();
     await closedZk.close(); // a second close is harmless
@@ -263,7 +265,7 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
     for (const [name, call] of calls) {
       const e = await failure(call);
       if (!(e instanceof ZooKeeperError)) wrong.push(`${name}: ${e === "resolved" ? "resolved" : `threw ${String(e)}`}`);
-      else if (e.code !== CONNECTIONLOSS || !/closed/.test(e.message)) wrong.push(`${name}: ${e.codeName} (${e.message})`);
+      else if (e.code !== ErrorCode.SESSIONEXPIRED || !/: the client is closed \(close\(\) was called\); connect a new client$/.test(e.message)) wrong.push(`${name}: ${e.codeName} (${e.message})`);
     }
     await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(wrong, [], `wrong outcomes:\n${wrong.join("\n")}`);

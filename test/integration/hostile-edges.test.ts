@@ -117,7 +117,7 @@ describe("edge faults", () => {
         assert.deepEqual(states.slice(-1), ["expired"]);
         assert.ok(!states.includes("closed"));
         await until("the watcher heard of the expiry", () => events.length > 0, 5000);
-        assert.deepEqual(events, [{ type: EventType.None, state: KeeperState.Expired, path: null, zxid: undefined }]);
+        assert.deepEqual(events, [{ type: EventType.None, typeName: "None", state: KeeperState.Expired, stateName: "Expired", path: null, zxid: undefined }]);
         const calls: (() => Promise<unknown>)[] = [() => zk.getData(eph), () => zk.create(`${root}/after`), () => zk.exists("/")];
         for (const call of calls) {
           const r = await settle(call());

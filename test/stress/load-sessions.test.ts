@@ -46,7 +46,7 @@ describe(`${N} sessions in one process`, () => {
 
     await setup.setData("/shared", "v1");
     await until(`all ${N} watches fired`, () => events.every((e) => e.length > 0), 30_000, 50);
-    for (const e of events) assert.deepEqual(e, [{ type: EventType.NodeDataChanged, state: 3, path: "/shared", zxid: undefined }]);
+    for (const e of events) assert.deepEqual(e, [{ type: EventType.NodeDataChanged, typeName: "NodeDataChanged", state: 3, stateName: "SyncConnected", path: "/shared", zxid: undefined }]);
 
     // Everyone still works after the storm.
     const reads = await Promise.all(clients.map((c) => c.getData("/shared")));

@@ -17,6 +17,8 @@ import {
   defaultTransport,
   systemClock,
   type Clock,
+  type EventTypeName,
+  type KeeperStateName,
   type OpResult,
   type SessionState,
   type Transport,
@@ -61,8 +63,16 @@ export function events(e: WatchedEvent): void {
   if (e.type === 8) return;
   // @ts-expect-error 1 is no KeeperState
   if (e.state === 1) return;
+  const tn: EventTypeName = e.typeName;
+  const sn: KeeperStateName = e.stateName;
+  // @ts-expect-error the names are literal unions: "NodeChanged" is none of them
+  if (e.typeName === "NodeChanged") return;
+  // @ts-expect-error "Connected" is no KeeperState name (SyncConnected is)
+  if (e.stateName === "Connected") return;
   void t;
   void s;
+  void tn;
+  void sn;
 }
 
 export function errors(e: unknown, r: OpResult): void {

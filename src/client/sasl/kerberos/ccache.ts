@@ -11,7 +11,7 @@
 //   (uint32 count; uint16 type + data each), ticket (data), second ticket (data).
 // Entries whose server realm is "X-CACHECONF:" are configuration (fast_avail, pa_type, …), not tickets.
 import { readFileSync } from "node:fs";
-import process from "node:process";
+import * as process from "node:process"; // a namespace import: the CommonJS build has no default-import interop
 import { CcacheError } from "./errors.ts";
 import { BinReader, KeyBlock, type Principal } from "./types.ts";
 
