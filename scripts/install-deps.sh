@@ -4,7 +4,7 @@
 # quietly: one line, apt's output in a log file.
 set -euo pipefail
 
-PACKAGES=(zookeeper libzookeeper-java libcurator-recipes-java openssl python3-kazoo gnuplot-nox)
+PACKAGES=(zookeeper libzookeeper-java libcurator-recipes-java openssl python3-kazoo gnuplot-nox krb5-kdc krb5-admin-server krb5-user)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

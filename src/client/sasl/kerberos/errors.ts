@@ -58,3 +58,110 @@ export class CcacheError extends Error {
     this.offset = offset;
   }
 }
+
+/** What a Kerberos exchange (KDC, GSS-API context, SASL GSSAPI) failed at. */
+export const KerberosErrorReason = {
+  /** No KDC of the realm answered (each host:port tried is named, with why: refused, timed out). */
+  KdcUnreachable: "kdc-unreachable",
+  /** KDC_ERR_C_PRINCIPAL_UNKNOWN: the KDC does not know the client principal. */
+  ClientUnknown: "client-unknown",
+  /** KDC_ERR_S_PRINCIPAL_UNKNOWN: the KDC does not know the service principal (e.g. zookeeper/host@REALM). */
+  ServiceUnknown: "service-unknown",
+  /** The key did not work: pre-authentication failed, or a reply did not decrypt (a stale keytab, a wrong password). */
+  BadKey: "bad-key",
+  /** KRB_AP_ERR_SKEW: the clocks differ by more than the allowed skew (both times are in the message). */
+  ClockSkew: "clock-skew",
+  /** Tickets (of a ccache) or the TGT have expired: run kinit, or use a keytab. */
+  Expired: "expired",
+  /** The keytab has no key for the principal (or none of a supported enctype). */
+  NoKey: "no-key",
+  /** krb5.conf cannot be read or lacks what is needed (the default realm, the realm's kdc). */
+  Config: "config",
+  /** Any other KRB-ERROR from a KDC or the acceptor (its code and name are in the message). */
+  KdcError: "kdc-error",
+  /** A reply that is malformed or does not answer the request (wrong nonce, other principal, bad token). */
+  BadReply: "bad-reply",
+  /** The acceptor could not be authenticated: its AP-REP or a wrap/MIC token did not verify. */
+  MutualAuthFailed: "mutual-auth-failed",
+} as const;
+export type KerberosErrorReason = (typeof KerberosErrorReason)[keyof typeof KerberosErrorReason];
+
+/**
+ * A failed Kerberos exchange. `code` is the KRB-ERROR code when a KDC or acceptor sent one. The message
+ * names principals, hosts, enctypes, key versions and times, never keys, tickets or authenticators.
+ */
+export class KerberosError extends Error {
+  readonly reason: KerberosErrorReason;
+  readonly code: number | undefined;
+
+  constructor(reason: KerberosErrorReason, message: string, options: { code?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "KerberosError";
+    this.reason = reason;
+    this.code = options.code;
+  }
+}
+
+/** KRB-ERROR codes (RFC 4120 §7.5.9) by number, for messages. */
+export const KRB_ERROR_NAMES: Readonly<Record<number, string>> = {
+  0: "KDC_ERR_NONE",
+  1: "KDC_ERR_NAME_EXP",
+  2: "KDC_ERR_SERVICE_EXP",
+  3: "KDC_ERR_BAD_PVNO",
+  4: "KDC_ERR_C_OLD_MAST_KVNO",
+  5: "KDC_ERR_S_OLD_MAST_KVNO",
+  6: "KDC_ERR_C_PRINCIPAL_UNKNOWN",
+  7: "KDC_ERR_S_PRINCIPAL_UNKNOWN",
+  8: "KDC_ERR_PRINCIPAL_NOT_UNIQUE",
+  9: "KDC_ERR_NULL_KEY",
+  10: "KDC_ERR_CANNOT_POSTDATE",
+  11: "KDC_ERR_NEVER_VALID",
+  12: "KDC_ERR_POLICY",
+  13: "KDC_ERR_BADOPTION",
+  14: "KDC_ERR_ETYPE_NOSUPP",
+  15: "KDC_ERR_SUMTYPE_NOSUPP",
+  16: "KDC_ERR_PADATA_TYPE_NOSUPP",
+  17: "KDC_ERR_TRTYPE_NOSUPP",
+  18: "KDC_ERR_CLIENT_REVOKED",
+  19: "KDC_ERR_SERVICE_REVOKED",
+  20: "KDC_ERR_TGT_REVOKED",
+  21: "KDC_ERR_CLIENT_NOTYET",
+  22: "KDC_ERR_SERVICE_NOTYET",
+  23: "KDC_ERR_KEY_EXPIRED",
+  24: "KDC_ERR_PREAUTH_FAILED",
+  25: "KDC_ERR_PREAUTH_REQUIRED",
+  26: "KDC_ERR_SERVER_NOMATCH",
+  27: "KDC_ERR_MUST_USE_USER2USER",
+  28: "KDC_ERR_PATH_NOT_ACCEPTED",
+  29: "KDC_ERR_SVC_UNAVAILABLE",
+  31: "KRB_AP_ERR_BAD_INTEGRITY",
+  32: "KRB_AP_ERR_TKT_EXPIRED",
+  33: "KRB_AP_ERR_TKT_NYV",
+  34: "KRB_AP_ERR_REPEAT",
+  35: "KRB_AP_ERR_NOT_US",
+  36: "KRB_AP_ERR_BADMATCH",
+  37: "KRB_AP_ERR_SKEW",
+  38: "KRB_AP_ERR_BADADDR",
+  39: "KRB_AP_ERR_BADVERSION",
+  40: "KRB_AP_ERR_MSG_TYPE",
+  41: "KRB_AP_ERR_MODIFIED",
+  42: "KRB_AP_ERR_BADORDER",
+  44: "KRB_AP_ERR_BADKEYVER",
+  45: "KRB_AP_ERR_NOKEY",
+  46: "KRB_AP_ERR_MUT_FAIL",
+  47: "KRB_AP_ERR_BADDIRECTION",
+  48: "KRB_AP_ERR_METHOD",
+  49: "KRB_AP_ERR_BADSEQ",
+  50: "KRB_AP_ERR_INAPP_CKSUM",
+  51: "KRB_AP_PATH_NOT_ACCEPTED",
+  52: "KRB_ERR_RESPONSE_TOO_BIG",
+  60: "KRB_ERR_GENERIC",
+  61: "KRB_ERR_FIELD_TOOLONG",
+  68: "KDC_ERR_WRONG_REALM",
+};
+
+/** "KDC_ERR_PREAUTH_FAILED (24)", or "KRB-ERROR 99" for a code no one named. */
+export function krbErrorName(code: number): string {
+  const n = KRB_ERROR_NAMES[code];
+  return n === undefined ? `KRB-ERROR ${code}` : `${n} (${code})`;
+}

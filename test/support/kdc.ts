@@ -1,0 +1,212 @@
+// A real MIT KDC for the tests, in a temporary directory: kdb5_util create -s, kadmin.local addprinc /
+// ktadd, krb5kdc -n on free loopback ports. KRB5_CONFIG and KRB5_KDC_PROFILE point into the directory
+// for every tool run here (nothing in /etc is read or written). Debian packages: krb5-kdc,
+// krb5-admin-server (kdb5_util, kadmin.local), krb5-user (kinit, klist).
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+
+const TOOLS = ["krb5kdc", "kdb5_util", "kadmin.local", "kinit"];
+const SEARCH = ["/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/sbin", "/usr/local/bin"];
+
+function which(tool: string): string | undefined {
+  for (const d of [...(process.env.PATH ?? "").split(":"), ...SEARCH]) {
+    if (d !== "" && existsSync(join(d, tool))) return join(d, tool);
+  }
+  return undefined;
+}
+
+/** The MIT tools that are missing (empty when a KDC can run here). */
+export function missingKdcTools(): string[] {
+  return TOOLS.filter((t) => which(t) === undefined);
+}
+
+export const ALL_ENCTYPES = ["aes256-cts-hmac-sha1-96", "aes128-cts-hmac-sha1-96", "aes256-cts-hmac-sha384-192", "aes128-cts-hmac-sha256-128"] as const;
+
+/** A free loopback port for both TCP and UDP (probed with TCP; the KDC binds both). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      const port = typeof a === "object" && a !== null ? a.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface KdcOptions {
+  readonly realm?: string;
+  /** UDP port (default: the TCP port); a different port makes the configured kdc TCP-only. */
+  readonly udpPort?: number;
+  /** max_life of the realm (default 10h). */
+  readonly maxLife?: string;
+}
+
+export interface PrincipalOptions {
+  /** Enctypes of its keys (default all four AES). */
+  readonly enctypes?: readonly string[];
+  readonly requiresPreauth?: boolean;
+  /** A password (default: random keys). */
+  readonly password?: string;
+  readonly maxLife?: string;
+}
+
+export class TestKdc {
+  readonly dir: string;
+  readonly realm: string;
+  readonly port: number;
+  readonly udpPort: number;
+  readonly env: Record<string, string>;
+  #child: ChildProcess | undefined;
+  #exited: Promise<void> | undefined;
+
+  constructor(dir: string, realm: string, port: number, udpPort: number) {
+    this.dir = dir;
+    this.realm = realm;
+    this.port = port;
+    this.udpPort = udpPort;
+    this.env = { ...(process.env as Record<string, string>), KRB5_CONFIG: join(dir, "krb5.conf"), KRB5_KDC_PROFILE: join(dir, "kdc.conf"), TZ: "UTC" };
+  }
+
+  get krb5Conf(): string {
+    return join(this.dir, "krb5.conf");
+  }
+
+  /** Writes another krb5.conf for this realm (e.g. with udp_preference_limit = 1); returns its path. */
+  writeKrb5Conf(name: string, libdefaults: Record<string, string> = {}, kdcs: readonly string[] = [`127.0.0.1:${this.port}`]): string {
+    const lib = { default_realm: this.realm, dns_lookup_kdc: "false", dns_lookup_realm: "false", rdns: "false", ...libdefaults };
+    const text = [
+      "[libdefaults]",
+      ...Object.entries(lib).map(([k, v]) => `  ${k} = ${v}`),
+      "[realms]",
+      `  ${this.realm} = {`,
+      ...kdcs.map((k) => `    kdc = ${k}`),
+      "  }",
+      "[domain_realm]",
+      `  localhost = ${this.realm}`,
+      "",
+    ].join("\n");
+    const path = join(this.dir, name);
+    writeFileSync(path, text);
+    return path;
+  }
+
+  kadmin(query: string): string {
+    return execFileSync("kadmin.local", ["-r", this.realm, "-q", query], { env: this.env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  }
+
+  addPrincipal(name: string, o: PrincipalOptions = {}): void {
+    const e = (o.enctypes ?? ALL_ENCTYPES).map((x) => `${x}:normal`).join(" ");
+    const key = o.password !== undefined ? `-pw ${o.password}` : "-randkey";
+    const flags = o.requiresPreauth ? " +requires_preauth" : "";
+    const life = o.maxLife ? ` -maxlife "${o.maxLife}"` : "";
+    this.kadmin(`addprinc ${key} -e "${e}"${flags}${life} ${name}`);
+  }
+
+  /** Exports `name`'s keys to a keytab file in the realm's directory (ktadd re-randomizes unless norandkey). */
+  ktadd(name: string, file: string, o: { norandkey?: boolean; enctypes?: readonly string[] } = {}): string {
+    const path = join(this.dir, file);
+    const e = o.enctypes ? ` -e "${o.enctypes.map((x) => `${x}:normal`).join(" ")}"` : "";
+    this.kadmin(`ktadd -k ${path}${o.norandkey ? " -norandkey" : ""}${e} ${name}`);
+    return path;
+  }
+
+  keytabBytes(file: string): Uint8Array {
+    return new Uint8Array(readFileSync(join(this.dir, file)));
+  }
+
+  /** kinit with a keytab into a FILE ccache; returns its path. */
+  kinit(principal: string, keytab: string, ccache: string): string {
+    const path = join(this.dir, ccache);
+    execFileSync("kinit", ["-k", "-t", keytab, "-c", `FILE:${path}`, principal], { env: this.env, stdio: ["ignore", "pipe", "pipe"] });
+    return path;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn("krb5kdc", ["-n", "-r", this.realm], { env: this.env, stdio: ["ignore", "ignore", "pipe"] });
+    this.#child = child;
+    let stderr = "";
+    child.stderr?.on("data", (d: Uint8Array) => {
+      stderr += new TextDecoder().decode(d);
+    });
+    this.#exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`krb5kdc exited (${child.exitCode}): ${stderr.slice(0, 500)}`);
+      if (await canConnect(this.port)) return;
+      if (Date.now() > deadline) throw new Error(`krb5kdc did not listen on 127.0.0.1:${this.port} within 10 s: ${stderr.slice(0, 500)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async stop(): Promise<void> {
+    const child = this.#child;
+    if (child === undefined) return;
+    this.#child = undefined;
+    if (child.exitCode === null && child.pid !== undefined) child.kill("SIGTERM");
+    await Promise.race([this.#exited, new Promise((r) => setTimeout(r, 5000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host: "127.0.0.1", port });
+    s.once("connect", () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once("error", () => resolve(false));
+  });
+}
+
+/** Creates a realm in a temporary directory and starts its KDC. */
+export async function startKdc(o: KdcOptions = {}): Promise<TestKdc> {
+  const missing = missingKdcTools();
+  if (missing.length > 0) throw new Error(`MIT Kerberos tools missing: ${missing.join(", ")} (install krb5-kdc krb5-admin-server krb5-user)`);
+  const realm = o.realm ?? "ZKTS.TEST";
+  const dir = mkdtempSync(join(tmpdir(), "zkts-kdc-"));
+  const port = await freePort();
+  const udpPort = o.udpPort ?? port;
+  const kdc = new TestKdc(dir, realm, port, udpPort);
+  kdc.writeKrb5Conf("krb5.conf");
+  writeFileSync(
+    join(dir, "kdc.conf"),
+    [
+      "[kdcdefaults]",
+      `  kdc_ports = ${udpPort}`,
+      `  kdc_tcp_ports = ${port}`,
+      "[realms]",
+      `  ${realm} = {`,
+      `    database_name = ${join(dir, "principal")}`,
+      `    key_stash_file = ${join(dir, "stash")}`,
+      `    acl_file = ${join(dir, "kadm5.acl")}`,
+      `    supported_enctypes = ${ALL_ENCTYPES.map((e) => `${e}:normal`).join(" ")}`,
+      `    max_life = ${o.maxLife ?? "10h"}`,
+      "    max_renewable_life = 7d",
+      "  }",
+      "[logging]",
+      `  kdc = FILE:${join(dir, "kdc.log")}`,
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(join(dir, "kadm5.acl"), "");
+  try {
+    execFileSync("kdb5_util", ["create", "-s", "-r", realm, "-P", "test-master-key"], { env: kdc.env, stdio: ["ignore", "pipe", "pipe"] });
+    await kdc.start();
+  } catch (e) {
+    await kdc.destroy();
+    throw e;
+  }
+  return kdc;
+}
