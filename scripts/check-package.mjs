@@ -18,7 +18,7 @@ try {
   const files = info.files.map((f) => f.path).sort();
   console.log(`[package] ${info.filename}: ${files.length} files, ${info.size} bytes packed, ${info.unpackedSize} bytes unpacked`);
   for (const f of files) console.log(`  ${f}`);
-  for (const need of ["LICENSE", "README.md", "CHANGELOG.md", "package.json", "dist/esm/index.js", "dist/esm/index.d.ts", "dist/cjs/index.js", "dist/cjs/index.d.ts", "dist/esm/recipes/index.js", "dist/cjs/recipes/index.js", "recipes/package.json"]) {
+  for (const need of ["LICENSE", "README.md", "CHANGELOG.md", "package.json", "dist/esm/index.js", "dist/esm/index.d.ts", "dist/cjs/index.js", "dist/cjs/index.d.ts", "dist/esm/recipes/index.js", "dist/cjs/recipes/index.js", "recipes/package.json", "dist/esm/otel/index.js", "dist/cjs/otel/index.js", "otel/package.json"]) {
     if (!files.includes(need)) problems.push(`missing from the tarball: ${need}`);
   }
   for (const f of files) {

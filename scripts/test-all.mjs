@@ -51,6 +51,8 @@ const CROSS_RUNTIME = [
   "test/integration/client-transport.test.ts",
   "test/integration/recipes-big.test.ts",
   "test/integration/listener-errors.test.ts",
+  "test/integration/observability.test.ts",
+  "test/integration/kerberos-kdc.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -20,6 +20,7 @@ import { type Clock, lateAware, sleepOn, systemClock } from "./clock.ts";
 import { CLOSED_REASON, type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
 import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "./tls-errors.ts";
+import { traceConnect, tracingConnects } from "./diagnostics.ts";
 import { WaitQueue } from "./wait-queue.ts";
 
 export type { Request, SaslClient, SessionOptions };
@@ -203,10 +204,12 @@ export class Session {
       const delay = attempt++ === 0 ? 0 : delayMs + Math.random() * 1000;
       if (delay > 0) await sleepOn(this.timers, delay, (this.halt ??= new AbortController()).signal); // cut short by close() or the end
       if (!this.dialling) break;
+      const traced = tracingConnects() ? traceConnect(host.host, host.port) : null; // zookeeper-ts:connect
       let out: Outcome = await establish(this.dialContext(), host);
       if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
       if (out.kind === "established") out = (await this.prime(out.conn)) ?? out;
       if (out.kind === "established" && (out.conn.isClosed || !this.dialling)) out = { kind: "failed", error: new Error("connection lost while priming") };
+      traced?.settled(out.kind === "established" ? this.sessionId : null, out.kind === "failed" ? out.error : out.kind === "fatal" ? new Error(out.reason) : undefined);
       if (out.kind === "stopped" || !this.dialling) break;
       if (out.kind === "fatal") {
         this.end(out.state, out.code, out.reason);

@@ -11,6 +11,7 @@ import { type CallOptions, raceSignal, signalOf } from "./abort.ts";
 import { Ids } from "./acl.ts";
 import { Caller, clientPaths, createNode, ephemeralsPrefix, identities, need, persistentKind } from "./call.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
+import { publishState, publishWatch, traceRequest, tracingRequests, tracingWatches } from "./diagnostics.ts";
 import { watchedEvent } from "./events.ts";
 import { credentialName, identitiesText } from "./priming.ts";
 import { deleteTree } from "./helpers.ts";
@@ -62,6 +63,8 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   private readonly maxBufferSize: number;
   /** Who the session authenticated as (credentialName: schemes and user names, never secrets), for NOAUTH's message. */
   private readonly credentials: string[] = [];
+  /** The state last emitted, the `from` of `zookeeper-ts:session`. */
+  private shownState: SessionState = "connecting";
   private readonly identities = (): string => identitiesText(this.credentials);
 
   private constructor(connectString: string, options: InternalOptions) {
@@ -76,9 +79,17 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
     this.log = options.logger ?? silent;
     const o = sessionOptions(parsed.hosts, options, this.log, {
       watches: this.watches,
-      onState: (state) => this.emitSafely(state),
+      onState: (state) => {
+        const from = this.shownState;
+        this.shownState = state;
+        publishState(this.sessionId, from, state);
+        this.emitSafely(state);
+      },
       onWatchEvent: (ev, zxid, watchers) => {
-        if (watchers.length > 0) this.deliver(watchers, watchedEvent(ev.type, ev.state, stripChroot(this.chroot, ev.path), zxid === -1n ? undefined : zxid));
+        if (watchers.length === 0) return;
+        const event = watchedEvent(ev.type, ev.state, stripChroot(this.chroot, ev.path), zxid === -1n ? undefined : zxid);
+        if (tracingWatches()) publishWatch(this.sessionId, event.typeName, event.path);
+        this.deliver(watchers, event);
       },
       onSessionEvent: (state) => this.deliver(this.watches.all(), watchedEvent(EventType.None, state, null, undefined)),
       onResume: () => void emitIsolated(this, this, "ZooKeeper", "resumed"),
@@ -222,16 +233,28 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
    * NONODE (no parent), NOCHILDRENFOREPHEMERALS, NOAUTH, INVALIDACL. CONTAINER and TTL modes need 3.5.3+.
    */
   create(path: string, data?: Data, options: CreateOptions = {}): Promise<string> {
+    return tracingRequests() ? traceRequest(this, "create", path, () => this.createNow(path, data, options)) : this.createNow(path, data, options);
+  }
+
+  private createNow(path: string, data?: Data, options: CreateOptions = {}): Promise<string> {
     return createNode(this.calls, this, "create", path, data, options, false);
   }
 
   /** Like `create`, and also resolves with the new node's Stat (server 3.5+). */
   createWithStat(path: string, data?: Data, options: CreateOptions = {}): Promise<{ path: string; stat: Stat }> {
+    return tracingRequests() ? traceRequest(this, "createWithStat", path, () => this.createWithStatNow(path, data, options)) : this.createWithStatNow(path, data, options);
+  }
+
+  private createWithStatNow(path: string, data?: Data, options: CreateOptions = {}): Promise<{ path: string; stat: Stat }> {
     return createNode(this.calls, this, "createWithStat", path, data, options, true);
   }
 
   /** Deletes a node (with `version`: only at that version). Server codes: NONODE, BADVERSION, NOTEMPTY, NOAUTH. */
   delete(path: string, version?: number, options?: CallOptions): Promise<void> {
+    return tracingRequests() ? traceRequest(this, "delete", path, () => this.deleteNow(path, version, options)) : this.deleteNow(path, version, options);
+  }
+
+  private deleteNow(path: string, version?: number, options?: CallOptions): Promise<void> {
     try {
       checkPath("delete", path);
       const v = checkVersion("delete", path, version);
@@ -245,13 +268,21 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
    * Deletes `path` and its whole subtree, bottom-up in `multi` batches that stay within `maxBufferSize`; nodes
    * that appear or vanish meanwhile are handled. NONODE only when `path` never existed; `/` is BADARGUMENTS.
    */
-  async deleteRecursive(path: string, options?: CallOptions): Promise<void> {
+  deleteRecursive(path: string, options?: CallOptions): Promise<void> {
+    return tracingRequests() ? traceRequest(this, "deleteRecursive", path, () => this.deleteRecursiveNow(path, options)) : this.deleteRecursiveNow(path, options);
+  }
+
+  private async deleteRecursiveNow(path: string, options?: CallOptions): Promise<void> {
     checkPath("deleteRecursive", path);
     await deleteTree(this, path, this.maxBufferSize, signalOf("deleteRecursive", path, options));
   }
 
   /** The node's Stat, or null when missing; `watcher` fires once on NodeCreated, NodeDeleted or NodeDataChanged. */
-  async exists(path: string, watcher?: Watcher, options?: CallOptions): Promise<Stat | null> {
+  exists(path: string, watcher?: Watcher, options?: CallOptions): Promise<Stat | null> {
+    return tracingRequests() ? traceRequest(this, "exists", path, () => this.existsNow(path, watcher, options)) : this.existsNow(path, watcher, options);
+  }
+
+  private async existsNow(path: string, watcher?: Watcher, options?: CallOptions): Promise<Stat | null> {
     checkPath("exists", path);
     const w = checkWatcher("exists", path, watcher);
     try {
@@ -267,6 +298,10 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
    * A node's data and Stat; `watcher` fires once on NodeDataChanged or NodeDeleted. Server codes: NONODE, NOAUTH.
    */
   getData(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ data: Uint8Array | null; stat: Stat }> {
+    return tracingRequests() ? traceRequest(this, "getData", path, () => this.getDataNow(path, watcher, options)) : this.getDataNow(path, watcher, options);
+  }
+
+  private getDataNow(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ data: Uint8Array | null; stat: Stat }> {
     try {
       checkPath("getData", path);
       const w = checkWatcher("getData", path, watcher);
@@ -281,6 +316,10 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
    * Server codes: NONODE, BADVERSION, NOAUTH; data over `maxBufferSize` rejects with BADARGUMENTS.
    */
   setData(path: string, data: Data, version?: number, options?: CallOptions): Promise<Stat> {
+    return tracingRequests() ? traceRequest(this, "setData", path, () => this.setDataNow(path, data, version, options)) : this.setDataNow(path, data, version, options);
+  }
+
+  private setDataNow(path: string, data: Data, version?: number, options?: CallOptions): Promise<Stat> {
     try {
       checkPath("setData", path);
       const bytes = toBytes("setData", path, data);
@@ -294,14 +333,22 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   /**
    * A node's child names (unsorted); `watcher` fires once on NodeChildrenChanged or NodeDeleted. Codes: NONODE, NOAUTH.
    */
-  async getChildren(path: string, watcher?: Watcher, options?: CallOptions): Promise<string[]> {
+  getChildren(path: string, watcher?: Watcher, options?: CallOptions): Promise<string[]> {
+    return tracingRequests() ? traceRequest(this, "getChildren", path, () => this.getChildrenNow(path, watcher, options)) : this.getChildrenNow(path, watcher, options);
+  }
+
+  private async getChildrenNow(path: string, watcher?: Watcher, options?: CallOptions): Promise<string[]> {
     checkPath("getChildren", path);
     const w = checkWatcher("getChildren", path, watcher);
     return this.calls.call(Ops.getChildren, { path, watch: w !== undefined }, { op: "getChildren", path, watcher: w, watchAs: "child", signal: signalOf("getChildren", path, options) });
   }
 
   /** Like `getChildren`, and also the node's Stat. */
-  async getChildrenWithStat(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ children: string[]; stat: Stat }> {
+  getChildrenWithStat(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ children: string[]; stat: Stat }> {
+    return tracingRequests() ? traceRequest(this, "getChildrenWithStat", path, () => this.getChildrenWithStatNow(path, watcher, options)) : this.getChildrenWithStatNow(path, watcher, options);
+  }
+
+  private async getChildrenWithStatNow(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ children: string[]; stat: Stat }> {
     const op = "getChildrenWithStat";
     checkPath(op, path);
     const w = checkWatcher(op, path, watcher);
@@ -309,7 +356,11 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /** A node's ACL and Stat. Server code: NONODE. */
-  async getACL(path: string, options?: CallOptions): Promise<{ acl: ACL[]; stat: Stat }> {
+  getACL(path: string, options?: CallOptions): Promise<{ acl: ACL[]; stat: Stat }> {
+    return tracingRequests() ? traceRequest(this, "getACL", path, () => this.getACLNow(path, options)) : this.getACLNow(path, options);
+  }
+
+  private async getACLNow(path: string, options?: CallOptions): Promise<{ acl: ACL[]; stat: Stat }> {
     checkPath("getACL", path);
     return this.calls.call(Ops.getACL, { path }, { op: "getACL", path, signal: signalOf("getACL", path, options) });
   }
@@ -318,7 +369,11 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
    * Replaces a node's ACL (with `version`: only at that `aversion`); resolves with the Stat.
    * INVALIDACL for a bad list; server codes NONODE, BADVERSION, NOAUTH.
    */
-  async setACL(path: string, acl: ACL[], version?: number, options?: CallOptions): Promise<Stat> {
+  setACL(path: string, acl: ACL[], version?: number, options?: CallOptions): Promise<Stat> {
+    return tracingRequests() ? traceRequest(this, "setACL", path, () => this.setACLNow(path, acl, version, options)) : this.setACLNow(path, acl, version, options);
+  }
+
+  private async setACLNow(path: string, acl: ACL[], version?: number, options?: CallOptions): Promise<Stat> {
     checkPath("setACL", path);
     const list = checkAcl("setACL", path, acl);
     const v = checkVersion("setACL", path, version);
@@ -326,7 +381,11 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /** Resolves once this client's server has caught up with the leader, so the next read sees earlier writes. */
-  async sync(path: string, options?: CallOptions): Promise<void> {
+  sync(path: string, options?: CallOptions): Promise<void> {
+    return tracingRequests() ? traceRequest(this, "sync", path, () => this.syncNow(path, options)) : this.syncNow(path, options);
+  }
+
+  private async syncNow(path: string, options?: CallOptions): Promise<void> {
     checkPath("sync", path);
     await this.calls.call(Ops.sync, { path }, { op: "sync", path, signal: signalOf("sync", path, options) });
   }
@@ -334,7 +393,11 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   /**
    * Runs `ops` atomically (all or none); one OpResult per op. Rejects with the failing op's code (`results` on the error).
    */
-  async multi(ops: readonly Op[], options?: CallOptions): Promise<OpResult[]> {
+  multi(ops: readonly Op[], options?: CallOptions): Promise<OpResult[]> {
+    return tracingRequests() ? traceRequest(this, "multi", undefined, () => this.multiNow(ops, options)) : this.multiNow(ops, options);
+  }
+
+  private async multiNow(ops: readonly Op[], options?: CallOptions): Promise<OpResult[]> {
     if (!Array.isArray(ops)) throw badArguments("multi takes an array of ops", "multi");
     const encoded = ops.map((op) => encodeOp(op, this.chroot));
     const signal = signalOf("multi", undefined, options);
@@ -350,7 +413,11 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   /**
    * Sets a persistent watch (server 3.6+) on the node or, PERSISTENT_RECURSIVE, its subtree; kept across reconnects.
    */
-  async addWatch(path: string, mode: AddWatchMode, watcher: Watcher, options?: CallOptions): Promise<void> {
+  addWatch(path: string, mode: AddWatchMode, watcher: Watcher, options?: CallOptions): Promise<void> {
+    return tracingRequests() ? traceRequest(this, "addWatch", path, () => this.addWatchNow(path, mode, watcher, options)) : this.addWatchNow(path, mode, watcher, options);
+  }
+
+  private async addWatchNow(path: string, mode: AddWatchMode, watcher: Watcher, options?: CallOptions): Promise<void> {
     checkPath("addWatch", path);
     const w = checkWatcher("addWatch", path, watcher, true)!;
     if (mode !== AddWatchMode.PERSISTENT && mode !== AddWatchMode.PERSISTENT_RECURSIVE) throw badArguments(`mode must be an AddWatchMode, got ${String(mode)}`, "addWatch", path);
@@ -363,14 +430,22 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   /**
    * Removes one watcher (server 3.5+); the server's watch goes when no other local watcher needs it. NOWATCHER if unknown.
    */
-  async removeWatches(path: string, watcher: Watcher, type: WatcherType, options?: CallOptions): Promise<void> {
+  removeWatches(path: string, watcher: Watcher, type: WatcherType, options?: CallOptions): Promise<void> {
+    return tracingRequests() ? traceRequest(this, "removeWatches", path, () => this.removeWatchesNow(path, watcher, type, options)) : this.removeWatchesNow(path, watcher, type, options);
+  }
+
+  private async removeWatchesNow(path: string, watcher: Watcher, type: WatcherType, options?: CallOptions): Promise<void> {
     checkPath("removeWatches", path);
     checkWatcher("removeWatches", path, watcher, true);
     await removeWatchers(this.removal(signalOf("removeWatches", path, options)), "removeWatches", path, type, watcher);
   }
 
   /** Removes every watcher of `type` on a path (server 3.5+), locally and on the server. NOWATCHER if none. */
-  async removeAllWatches(path: string, type: WatcherType, options?: CallOptions): Promise<void> {
+  removeAllWatches(path: string, type: WatcherType, options?: CallOptions): Promise<void> {
+    return tracingRequests() ? traceRequest(this, "removeAllWatches", path, () => this.removeAllWatchesNow(path, type, options)) : this.removeAllWatchesNow(path, type, options);
+  }
+
+  private async removeAllWatchesNow(path: string, type: WatcherType, options?: CallOptions): Promise<void> {
     checkPath("removeAllWatches", path);
     await removeWatchers(this.removal(signalOf("removeAllWatches", path, options)), "removeAllWatches", path, type, undefined);
   }
@@ -391,36 +466,60 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
   }
 
   /** This session's ephemeral nodes whose path starts with `prefixPath` (inside the chroot; server 3.6+). */
-  async getEphemerals(prefixPath = "/", options?: CallOptions): Promise<string[]> {
+  getEphemerals(prefixPath = "/", options?: CallOptions): Promise<string[]> {
+    return tracingRequests() ? traceRequest(this, "getEphemerals", prefixPath, () => this.getEphemeralsNow(prefixPath, options)) : this.getEphemeralsNow(prefixPath, options);
+  }
+
+  private async getEphemeralsNow(prefixPath = "/", options?: CallOptions): Promise<string[]> {
     if (typeof prefixPath !== "string" || !prefixPath.startsWith("/")) throw badArguments("prefixPath must be a string starting with /", "getEphemerals", String(prefixPath));
     const body = { prefixPath: ephemeralsPrefix(this.chroot, prefixPath) };
     return this.calls.call(Ops.getEphemerals, body, { op: "getEphemerals", path: prefixPath, needs: need(["getEphemerals"], "getEphemerals"), signal: signalOf("getEphemerals", prefixPath, options), result: clientPaths });
   }
 
   /** The number of descendants of a node (server 3.6+). Server code: NONODE. */
-  async getAllChildrenNumber(path: string, options?: CallOptions): Promise<number> {
+  getAllChildrenNumber(path: string, options?: CallOptions): Promise<number> {
+    return tracingRequests() ? traceRequest(this, "getAllChildrenNumber", path, () => this.getAllChildrenNumberNow(path, options)) : this.getAllChildrenNumberNow(path, options);
+  }
+
+  private async getAllChildrenNumberNow(path: string, options?: CallOptions): Promise<number> {
     const op = "getAllChildrenNumber";
     checkPath(op, path);
     return this.calls.call(Ops.getAllChildrenNumber, { path }, { op, path, needs: need(["getEphemerals"], op), signal: signalOf(op, path, options) });
   }
 
   /** The identities the server gives this connection: ip, digest, sasl, x509 (server 3.7+). */
-  async whoAmI(options?: CallOptions): Promise<{ scheme: string; id: string }[]> {
+  whoAmI(options?: CallOptions): Promise<{ scheme: string; id: string }[]> {
+    return tracingRequests() ? traceRequest(this, "whoAmI", undefined, () => this.whoAmINow(options)) : this.whoAmINow(options);
+  }
+
+  private async whoAmINow(options?: CallOptions): Promise<{ scheme: string; id: string }[]> {
     return this.calls.call(Ops.whoAmI, undefined, { op: "whoAmI", needs: need(["whoAmI"], "whoAmI"), signal: signalOf("whoAmI", undefined, options), result: identities });
   }
 
   /** Reads several nodes in one round trip (3.6+); each read succeeds or fails on its own. */
-  async multiRead(ops: readonly ReadOp[], options?: CallOptions): Promise<ReadResult[]> {
+  multiRead(ops: readonly ReadOp[], options?: CallOptions): Promise<ReadResult[]> {
+    return tracingRequests() ? traceRequest(this, "multiRead", undefined, () => this.multiReadNow(ops, options)) : this.multiReadNow(ops, options);
+  }
+
+  private async multiReadNow(ops: readonly ReadOp[], options?: CallOptions): Promise<ReadResult[]> {
     return multiRead(this.calls, ops, signalOf("multiRead", undefined, options));
   }
 
   /** The ensemble's dynamic configuration (3.5+); `watcher` sees its next change. */
-  async getConfig(watcher?: Watcher, options?: CallOptions): Promise<ZooKeeperConfig> {
+  getConfig(watcher?: Watcher, options?: CallOptions): Promise<ZooKeeperConfig> {
+    return tracingRequests() ? traceRequest(this, "getConfig", undefined, () => this.getConfigNow(watcher, options)) : this.getConfigNow(watcher, options);
+  }
+
+  private async getConfigNow(watcher?: Watcher, options?: CallOptions): Promise<ZooKeeperConfig> {
     return getConfig(this.calls, watcher, signalOf("getConfig", "/zookeeper/config", options));
   }
 
   /** Changes the ensemble's membership (3.5+; the servers need reconfigEnabled=true and the caller the right to). */
-  async reconfig(options: ReconfigOptions, callOptions?: CallOptions): Promise<ZooKeeperConfig> {
+  reconfig(options: ReconfigOptions, callOptions?: CallOptions): Promise<ZooKeeperConfig> {
+    return tracingRequests() ? traceRequest(this, "reconfig", undefined, () => this.reconfigNow(options, callOptions)) : this.reconfigNow(options, callOptions);
+  }
+
+  private async reconfigNow(options: ReconfigOptions, callOptions?: CallOptions): Promise<ZooKeeperConfig> {
     return reconfig(this.calls, options, signalOf("reconfig", undefined, callOptions));
   }
 
@@ -439,7 +538,11 @@ export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
    * Adds credentials, resent after every reconnect. AUTHFAILED when refused (the session is then finished).
    * With `signal`: an abort stops the wait only; the credentials stay stored for later reconnects.
    */
-  async addAuthInfo(scheme: string, auth: Uint8Array | string, options?: CallOptions): Promise<void> {
+  addAuthInfo(scheme: string, auth: Uint8Array | string, options?: CallOptions): Promise<void> {
+    return tracingRequests() ? traceRequest(this, "addAuthInfo", undefined, () => this.addAuthInfoNow(scheme, auth, options)) : this.addAuthInfoNow(scheme, auth, options);
+  }
+
+  private async addAuthInfoNow(scheme: string, auth: Uint8Array | string, options?: CallOptions): Promise<void> {
     if (typeof scheme !== "string" || scheme === "") throw badArguments("scheme must be a non-empty string", "addAuthInfo");
     const bytes = toBytes("addAuthInfo", "/", auth);
     if (bytes === null) throw badArguments("auth must be a Uint8Array or a string", "addAuthInfo");

@@ -1,0 +1,136 @@
+// zookeeper-ts/otel: an OpenTelemetry bridge over the client's diagnostics channels. It depends only on
+// @opentelemetry/api (an optional peer dependency); the SDK, exporters and context manager are the
+// application's. One CLIENT span per operation, named "{operation} {path}" ("multi" for multi), whose
+// parent is the caller's active span; the histogram db.client.operation.duration (seconds). Session state
+// changes become span events on the calls in flight when they happen, and election and lock events span
+// events on the span active where the recipe emitted them: @opentelemetry/api has no log records (those are
+// @opentelemetry/api-logs, a second dependency), and an event next to the calls it explains (a call slowed
+// or failed by a disconnect; leadership changing inside the application's own span) is where a reader of a
+// trace looks. Time is read as OpenTelemetry reads it (performance.now()), not on a client's Clock.
+import * as dc from "node:diagnostics_channel";
+import { type Histogram, type MeterProvider, type Span, SpanKind, SpanStatusCode, type TracerProvider, context, metrics, trace } from "@opentelemetry/api";
+import { CHANNELS, type RequestContext, type SessionMessage } from "../client/diagnostics.ts";
+
+/** Where the spans and the histogram go (the global providers by default). */
+export interface InstrumentOptions {
+  /** Default: the global tracer provider (`trace.getTracerProvider()`). */
+  tracerProvider?: TracerProvider;
+  /** Default: the global meter provider (`metrics.getMeterProvider()`). */
+  meterProvider?: MeterProvider;
+}
+
+const NAME = "zookeeper-ts";
+const SYSTEM = "zookeeper";
+
+/** The message of `zookeeper-ts:election` and `zookeeper-ts:lock`. */
+interface RecipeMessage {
+  path: string;
+  id?: string;
+  event: string;
+  reason?: string;
+  token?: bigint | string;
+}
+
+interface Handlers {
+  start(message: unknown): void;
+  end(message: unknown): void;
+  asyncStart(message: unknown): void;
+  asyncEnd(message: unknown): void;
+  error(message: unknown): void;
+}
+interface TracingSubscribable {
+  subscribe(handlers: Handlers): void;
+  unsubscribe(handlers: Handlers): void;
+}
+
+const errorType = (e: unknown): string => {
+  const x = e as { codeName?: unknown; name?: unknown } | null;
+  if (x && typeof x.codeName === "string") return x.codeName;
+  return x && typeof x.name === "string" ? x.name : "Error";
+};
+
+/**
+ * Subscribes to the client's channels and turns them into spans and a histogram. Returns `off()`, which
+ * unsubscribes (calls in flight then end without a span update).
+ */
+export function instrument(options: InstrumentOptions = {}): () => void {
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(NAME);
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(NAME);
+  const duration: Histogram = meter.createHistogram("db.client.operation.duration", {
+    description: "Duration of ZooKeeper client operations",
+    unit: "s",
+  });
+  const spans = new WeakMap<object, { span: Span; started: number }>();
+  const inFlight = new Map<string, Set<Span>>(); // by session id: the spans a state change is told to
+
+  const request: Handlers = {
+    start(message) {
+      const c = message as RequestContext;
+      const attributes: Record<string, string | number> = { "db.system.name": SYSTEM, "db.operation.name": c.operation };
+      if (c.serverAddress !== undefined) attributes["server.address"] = c.serverAddress;
+      if (c.serverPort !== undefined) attributes["server.port"] = c.serverPort;
+      const name = c.path === undefined ? c.operation : `${c.operation} ${c.path}`;
+      const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, context.active());
+      spans.set(c, { span, started: performance.now() });
+      let set = inFlight.get(c.sessionId);
+      if (!set) inFlight.set(c.sessionId, (set = new Set()));
+      set.add(span);
+    },
+    end() {},
+    asyncStart() {},
+    error(message) {
+      const c = message as RequestContext;
+      const s = spans.get(c);
+      if (!s) return;
+      const type = errorType(c.error);
+      s.span.setAttribute("db.response.status_code", type);
+      s.span.setAttribute("error.type", type);
+      s.span.setStatus({ code: SpanStatusCode.ERROR, message: c.error instanceof Error ? c.error.message : type });
+    },
+    asyncEnd(message) {
+      const c = message as RequestContext;
+      const s = spans.get(c);
+      if (!s) return;
+      spans.delete(c);
+      const set = inFlight.get(c.sessionId);
+      set?.delete(s.span);
+      if (set?.size === 0) inFlight.delete(c.sessionId);
+      s.span.end();
+      const attributes: Record<string, string> = { "db.system.name": SYSTEM, "db.operation.name": c.operation };
+      if (c.error !== undefined) attributes["error.type"] = errorType(c.error);
+      duration.record((performance.now() - s.started) / 1000, attributes);
+    },
+  };
+
+  const onSession = (message: unknown): void => {
+    const m = message as SessionMessage;
+    for (const span of inFlight.get(m.sessionId) ?? []) span.addEvent("zookeeper.session.state", { "zookeeper.session.from": m.from, "zookeeper.session.to": m.to });
+  };
+  const onRecipe = (kind: "election" | "lock") => (message: unknown): void => {
+    const m = message as RecipeMessage;
+    const span = trace.getSpan(context.active());
+    if (!span) return;
+    const attributes: Record<string, string> = { [`zookeeper.${kind}.path`]: m.path };
+    if (m.id !== undefined) attributes[`zookeeper.${kind}.id`] = m.id;
+    if (m.reason !== undefined) attributes[`zookeeper.${kind}.reason`] = m.reason;
+    if (m.token !== undefined) attributes[`zookeeper.${kind}.token`] = String(m.token);
+    span.addEvent(`zookeeper.${kind}.${m.event}`, attributes);
+  };
+  const onElection = onRecipe("election");
+  const onLock = onRecipe("lock");
+
+  const requestTrace = dc.tracingChannel(CHANNELS.request) as unknown as TracingSubscribable;
+  requestTrace.subscribe(request);
+  dc.subscribe(CHANNELS.session, onSession);
+  dc.subscribe(CHANNELS.election, onElection);
+  dc.subscribe(CHANNELS.lock, onLock);
+  let on = true;
+  return () => {
+    if (!on) return;
+    on = false;
+    requestTrace.unsubscribe(request);
+    dc.unsubscribe(CHANNELS.session, onSession);
+    dc.unsubscribe(CHANNELS.election, onElection);
+    dc.unsubscribe(CHANNELS.lock, onLock);
+  };
+}

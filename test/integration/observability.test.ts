@@ -1,0 +1,200 @@
+// Traces and metrics (docs/observability.md): the client's diagnostics channels against a real server, and the
+// OpenTelemetry bridge (zookeeper-ts/otel) with the real OpenTelemetry SDK (in-memory span exporter, a metric
+// reader, the AsyncLocalStorage context manager).
+import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import assert from "node:assert/strict";
+import { AsyncLocalStorage } from "node:async_hooks";
+import * as dc from "node:diagnostics_channel";
+import { context, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { AggregationTemporality, MeterProvider, MetricReader, type HistogramMetricData } from "@opentelemetry/sdk-metrics";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { sharedServer } from "../support/zk-server.ts";
+import { ZooKeeper, ZooKeeperError } from "../../src/index.ts";
+import { built, type ConnectContext, type RequestContext, type SessionMessage, type WatchMessage } from "../../src/client/diagnostics.ts";
+import { instrument } from "../../src/otel/index.ts";
+import { uniqueRoot, until } from "./client-util.ts";
+
+
+/** Records every event of a TracingChannel; `off()` unsubscribes. */
+function recordTrace<T extends object>(name: string): { events: [string, T][]; off(): void } {
+  const events: [string, T][] = [];
+  const handlers = {
+    start: (c: unknown) => events.push(["start", c as T]),
+    end: (c: unknown) => events.push(["end", c as T]),
+    asyncStart: (c: unknown) => events.push(["asyncStart", c as T]),
+    asyncEnd: (c: unknown) => events.push(["asyncEnd", c as T]),
+    error: (c: unknown) => events.push(["error", c as T]),
+  };
+  const ch = dc.tracingChannel(name) as unknown as { subscribe(h: typeof handlers): void; unsubscribe(h: typeof handlers): void };
+  ch.subscribe(handlers);
+  return { events, off: () => ch.unsubscribe(handlers) };
+}
+
+class TestReader extends MetricReader {
+  constructor() {
+    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
+  }
+  protected override async onShutdown(): Promise<void> {}
+  protected override async onForceFlush(): Promise<void> {}
+}
+
+describe("observability: diagnostics channels and the OpenTelemetry bridge (real server)", () => {
+  let connect: string;
+  let zk: ZooKeeper;
+  const root = uniqueRoot("otel");
+
+  beforeAll(async () => {
+    connect = (await sharedServer()).connectString;
+    zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    await zk.create(root, "r");
+  });
+
+  afterAll(async () => {
+    await zk?.close();
+  });
+
+  it("nothing is built or published per call while nobody subscribes", async () => {
+    const before = built.requests;
+    for (let i = 0; i < 20; i++) await zk.exists(root);
+    assert.equal(built.requests, before, "request contexts built without a subscriber");
+    const t = recordTrace<RequestContext>("zookeeper-ts:request");
+    try {
+      for (let i = 0; i < 20; i++) await zk.exists(root);
+    } finally {
+      t.off();
+    }
+    assert.equal(built.requests, before + 20);
+    assert.equal(t.events.filter(([k]) => k === "start").length, 20);
+  }, 60_000);
+
+  it("zookeeper-ts:request: one trace per public call, its fields, errors, and the caller's context in start", async () => {
+    const t = recordTrace<RequestContext>("zookeeper-ts:request");
+    const als = new AsyncLocalStorage<string>();
+    const seenInStart: (string | undefined)[] = [];
+    const onStart = (): void => void seenInStart.push(als.getStore());
+    dc.subscribe("tracing:zookeeper-ts:request:start", onStart);
+    try {
+      await als.run("caller-1", () => zk.getData(root));
+      await assert.rejects(zk.getData(`${root}/missing`), (e: unknown) => e instanceof ZooKeeperError && e.codeName === "NONODE");
+      assert.equal(await zk.exists(`${root}/missing`), null);
+      await zk.multi([]);
+      await zk.transaction().check(root, 0).commit();
+    } finally {
+      t.off();
+      dc.unsubscribe("tracing:zookeeper-ts:request:start", onStart);
+    }
+    assert.equal(seenInStart[0], "caller-1", "the start subscriber runs in the caller's async context");
+    const byCall = new Map<RequestContext, string[]>();
+    for (const [kind, c] of t.events) byCall.set(c, [...(byCall.get(c) ?? []), kind]);
+    const calls = [...byCall.entries()];
+    assert.deepEqual(calls.map(([c]) => c.operation), ["getData", "getData", "exists", "multi", "multi"]);
+    const [host, port] = zk.remoteAddress!.split(":");
+    const sessionId = zk.sessionId.toString(16).padStart(16, "0");
+    for (const [c] of calls) {
+      assert.equal(c.serverAddress, host);
+      assert.equal(c.serverPort, Number(port));
+      assert.equal(c.sessionId, sessionId);
+    }
+    assert.deepEqual(calls[0]![1], ["start", "end", "asyncStart", "asyncEnd"]);
+    assert.equal(calls[0]![0].path, root);
+    assert.deepEqual(calls[1]![1], ["start", "end", "error", "asyncStart", "asyncEnd"]);
+    assert.equal((calls[1]![0].error as ZooKeeperError).codeName, "NONODE");
+    assert.deepEqual(calls[2]![1], ["start", "end", "asyncStart", "asyncEnd"], "exists of a missing node resolves null: no error");
+    assert.equal(calls[3]![0].path, undefined, "multi has no path");
+  }, 60_000);
+
+  it("zookeeper-ts:connect, :session and :watch", async () => {
+    const conn = recordTrace<ConnectContext>("zookeeper-ts:connect");
+    const states: SessionMessage[] = [];
+    const watches: WatchMessage[] = [];
+    const onState = (m: unknown): void => void states.push(m as SessionMessage);
+    const onWatch = (m: unknown): void => void watches.push(m as WatchMessage);
+    dc.subscribe("zookeeper-ts:session", onState);
+    dc.subscribe("zookeeper-ts:watch", onWatch);
+    let c: ZooKeeper | undefined;
+    try {
+      c = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+      const sessionId = c.sessionId.toString(16).padStart(16, "0");
+      await c.getData(root, () => {});
+      await zk.setData(root, "changed");
+      await until("the watch message", () => watches.some((w) => w.sessionId === sessionId));
+      await c.close();
+      const mine = states.filter((s) => s.sessionId === sessionId);
+      assert.deepEqual(mine.map((s) => `${s.from}>${s.to}`), ["connecting>connected", "connected>closed"]);
+      assert.deepEqual(watches.filter((w) => w.sessionId === sessionId), [{ sessionId, type: "NodeDataChanged", path: root }]);
+      const attempt = conn.events.filter(([, x]) => x.sessionId === sessionId);
+      assert.deepEqual(attempt.map(([k]) => k), ["start", "end", "asyncStart", "asyncEnd"]);
+      const [host, port] = connect.split(",")[0]!.split(":");
+      assert.equal(attempt[0]![1].serverPort, Number(port));
+      assert.equal(attempt[0]![1].serverAddress, host);
+    } finally {
+      conn.off();
+      dc.unsubscribe("zookeeper-ts:session", onState);
+      dc.unsubscribe("zookeeper-ts:watch", onWatch);
+      await c?.close();
+    }
+    // A refused attempt: an error in its trace.
+    const refused = recordTrace<ConnectContext>("zookeeper-ts:connect");
+    try {
+      await assert.rejects(ZooKeeper.connect("127.0.0.1:1", { connectTimeout: 1500 }));
+    } finally {
+      refused.off();
+    }
+    const failed = refused.events.filter(([k]) => k === "error");
+    assert.ok(failed.length >= 1 && failed.every(([, x]) => x.serverPort === 1 && x.error instanceof Error), "each refused attempt has its error");
+  }, 60_000);
+
+  it("the OpenTelemetry bridge: CLIENT spans under the caller's span, attributes, status, the histogram, off()", async () => {
+    const manager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(manager);
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const reader = new TestReader();
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    const off = instrument({ tracerProvider, meterProvider });
+    try {
+      const app = tracerProvider.getTracer("app");
+      await app.startActiveSpan("handle request", async (parent) => {
+        await zk.getData(root);
+        await zk.getData(`${root}/missing`).catch(() => {});
+        await zk.multi([]);
+        parent.end();
+      });
+      off();
+      await zk.getData(root); // after off(): no span
+      const spans = exporter.getFinishedSpans();
+      const parent = spans.find((s) => s.name === "handle request")!;
+      const ours = spans.filter((s) => s !== parent);
+      assert.deepEqual(ours.map((s) => s.name), [`getData ${root}`, `getData ${root}/missing`, "multi"]);
+      const [host, port] = zk.remoteAddress!.split(":");
+      for (const s of ours) {
+        assert.equal(s.kind, 2 /* SpanKind.CLIENT */);
+        assert.equal(s.parentSpanContext?.spanId, parent.spanContext().spanId, `${s.name}: the caller's span is the parent`);
+        assert.equal(s.attributes["db.system.name"], "zookeeper");
+        assert.equal(s.attributes["server.address"], host);
+        assert.equal(s.attributes["server.port"], Number(port));
+      }
+      assert.equal(ours[0]!.attributes["db.operation.name"], "getData");
+      assert.equal(ours[0]!.status.code, 0 /* UNSET */);
+      assert.equal(ours[1]!.attributes["db.response.status_code"], "NONODE");
+      assert.equal(ours[1]!.attributes["error.type"], "NONODE");
+      assert.equal(ours[1]!.status.code, 2 /* ERROR */);
+      const { resourceMetrics } = await reader.collect();
+      const metric = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === "db.client.operation.duration") as HistogramMetricData;
+      assert.equal(metric.descriptor.unit, "s");
+      const points = metric.dataPoints.map((p) => ({ op: p.attributes["db.operation.name"], error: p.attributes["error.type"], count: p.value.count }));
+      assert.deepEqual(points.sort((a, b) => `${a.op}${a.error}`.localeCompare(`${b.op}${b.error}`)), [
+        { op: "getData", error: "NONODE", count: 1 },
+        { op: "getData", error: undefined, count: 1 },
+        { op: "multi", error: undefined, count: 1 },
+      ]);
+      assert.ok(metric.dataPoints.every((p) => p.attributes["db.system.name"] === "zookeeper" && (p.value.sum ?? 0) >= 0));
+    } finally {
+      off();
+      context.disable();
+      trace.disable();
+      await meterProvider.shutdown();
+    }
+  }, 60_000);
+});
