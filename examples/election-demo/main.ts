@@ -3,6 +3,7 @@
 // session. Prints a timeline with the failover latency and which participants' watches fired.
 //   npm run demo                       (brings up a throwaway ZooKeeper, tickTime 500)
 //   ZK_CONNECT=127.0.0.1:2181 npm run demo
+//   npm run demo -- --zk-port 2181      (the throwaway server on a port of your choice; or ZK_PORT)
 //   npm run demo -- --compare [--json] [--design NAME]...   the blog-post designs beside LeaderElection (compare.ts)
 import { randomUUID } from "node:crypto";
 import process from "node:process";
@@ -53,7 +54,7 @@ function cleanup(): Promise<void> {
   return cleaning;
 }
 const { values: flags } = parseArgs({
-  options: { compare: { type: "boolean", default: false }, json: { type: "boolean", default: false }, design: { type: "string", multiple: true } },
+  options: { compare: { type: "boolean", default: false }, json: { type: "boolean", default: false }, design: { type: "string", multiple: true }, "zk-port": { type: "string" } },
 });
 for (const sig of flags.compare ? [] : (["SIGINT", "SIGTERM"] as const)) {
   process.on(sig, () => {
@@ -66,7 +67,11 @@ for (const sig of flags.compare ? [] : (["SIGINT", "SIGTERM"] as const)) {
 async function main(): Promise<void> {
   let connectString = process.env.ZK_CONNECT;
   if (!connectString) {
-    server = await startStandalone({ tickTime: 500 });
+    // --zk-port N (or ZK_PORT): the throwaway server on that port, e.g. to watch it with zkts meanwhile.
+    const portText = flags["zk-port"] ?? process.env.ZK_PORT;
+    const clientPort = portText === undefined ? undefined : Number(portText);
+    if (clientPort !== undefined && !(Number.isInteger(clientPort) && clientPort > 0 && clientPort < 65536)) throw new Error(`--zk-port: not a port: ${portText}`);
+    server = await startStandalone({ tickTime: 500, clientPort });
     connectString = server.connectString;
     say(now(), "zookeeper", `throwaway server ${connectString} (tickTime 500)`);
   } else say(now(), "zookeeper", `using ZK_CONNECT=${connectString}`);

@@ -72,7 +72,8 @@ export async function startStandalone(opts: ServerOptions = {}): Promise<ZkServe
   const docker = await useDocker(line);
   const install = docker ? undefined : await localInstall(line);
   for (let attempt = 1; ; attempt++) {
-    const [clientPort, ...extraPorts] = await freePorts(1 + (opts.ports ?? 0));
+    const [freePort, ...extraPorts] = await freePorts(1 + (opts.ports ?? 0));
+    const clientPort = opts.clientPort ?? freePort;
     const dir = mkdtempSync(join(tmpdir(), "zk-ts-"));
     const cfg = { ...baseCfg(dir, clientPort, opts.tickTime ?? 2000), ...opts.config };
     if (!install) return startDockerStandalone(dir, clientPort, extraPorts, cfg, opts, [...JVM_FLAGS_DOCKER, ...(opts.jvmArgs ?? [])]);
@@ -85,7 +86,7 @@ export async function startStandalone(opts: ServerOptions = {}): Promise<ZkServe
       return server;
     } catch (err) {
       await server.close();
-      if (!(err instanceof StartError && err.bindFailure) || attempt >= ATTEMPTS) throw err;
+      if (!(err instanceof StartError && err.bindFailure) || attempt >= ATTEMPTS || opts.clientPort !== undefined) throw err;
     }
   }
 }

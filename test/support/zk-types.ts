@@ -47,6 +47,8 @@ export interface ServerOptions {
   ports?: number;
   /** Milliseconds to wait for readiness (default 60000). */
   startTimeoutMs?: number;
+  /** The client port (standalone only; default a free one). A port in use fails the start, no retry on another. */
+  clientPort?: number;
 }
 
 export interface EnsembleOptions extends ServerOptions {
