@@ -1,9 +1,8 @@
 // Reading the contenders of an election or lock path: their ids (the znodes' data, as Curator's
 // LeaderLatch/LeaderSelector and kazoo's Election write them) in protocol order; the first leads.
-import type { Watcher, ZooKeeper } from "../client/index.ts";
+import type { ZooKeeper } from "../client/index.ts";
 import { isZooKeeperError } from "../client/index.ts";
-import { ErrorCode } from "../protocol/constants.ts";
-import { CreateMode, WatcherType } from "../protocol/constants.ts";
+import { CreateMode, ErrorCode } from "../protocol/constants.ts";
 import { NAMINGS, sortByNaming, type Naming } from "./naming.ts";
 import { afterConnectionLoss, findProtected } from "./support.ts";
 
@@ -43,11 +42,6 @@ export async function createContender(zk: ZooKeeper, path: string, naming: Namin
       await afterConnectionLoss(zk);
     }
   }
-}
-
-/** A waiter that leaves drops its watch on its predecessor, so no watch of a gone contender stays on the server. */
-export function forgetWatch(zk: ZooKeeper, path: string | null, watcher: Watcher): void {
-  if (path !== null) void zk.removeWatches(path, watcher, WatcherType.Data).catch(() => {});
 }
 
 /** The election path's children; none when the path is gone (a container reaped after its last child). */

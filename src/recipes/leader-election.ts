@@ -2,13 +2,14 @@
 // ephemeral-sequential candidates, order by sequence, each candidate watches only its predecessor,
 // the leader must own the first znode (ephemeralOwner), and leadership ends at the first doubt.
 import { EventEmitter } from "node:events";
-import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
+import type { Stat, ZooKeeper } from "../client/index.ts";
 import { Op, Transaction, ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
-import { ErrorCode, EventType } from "../protocol/constants.ts";
-import { ContenderQueue, createContender, forgetWatch, readParticipants, type Participant } from "./candidates.ts";
+import { ErrorCode } from "../protocol/constants.ts";
+import { readParticipants, type Participant } from "./candidates.ts";
+import { Contender, type ContenderEvents } from "./contender.ts";
 import { ElectionClosedError, LeadershipTimeoutError, NotLeaderError, RecipeStateError } from "./errors.ts";
 import { electionNaming, type ElectionProtocol, type Naming } from "./naming.ts";
-import { Serial, TERMINAL, Waiters, deleteNode } from "./support.ts";
+import { Lease, Waiters, checkRecipePath, runHeld } from "./support.ts";
 
 export type { Participant };
 
@@ -56,31 +57,17 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   readonly protocol: ElectionProtocol;
   private readonly naming: Naming;
   private readonly zk: ZooKeeper;
-  private readonly serial = new Serial();
+  private readonly contender: Contender; // our candidate znode and its place
   private phase: Phase = "latent";
-  private ours: string | null = null; // our candidate znode (full path)
-  private ownWatched: string | null = null; // the znode our exists-watch is on
-  private predecessor: string | null = null; // the znode our getData-watch is on
-  private leading = false;
-  private leaderToken: bigint | undefined;
-  private leaderVersion = 0;
-  private checkQueued = false;
-  private leaseTimer: TimerHandle | null = null; // fires when isLeader's lease may have lapsed
-  private relistQueued = false;
-  private pruneQueued = false;
-  private readonly queue: ContenderQueue; // the lower candidates we know (walk-down on handover)
-  private retry: TimerHandle | null = null;
+  private term: { token: bigint; version: number } | null = null; // while we lead: our znode's czxid and version
+  private readonly lease: Lease;
   private ended: unknown = null; // why the election ended (rejects later calls)
   private readonly waiters: Waiters;
 
-  /**
-   * Prepares a participant; nothing is sent before `start()`. Throws BADARGUMENTS for an invalid path or options.
-   */
+  /** Prepares a participant; nothing is sent before `start()`. Throws BADARGUMENTS for an invalid path or options. */
   constructor(zk: ZooKeeper, path: string, options: LeaderElectionOptions) {
     super();
-    if (typeof path !== "string" || !path.startsWith("/") || path.length < 2 || path.endsWith("/")) {
-      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, "the election path must be an absolute znode path", { op: "LeaderElection", path: String(path) });
-    }
+    checkRecipePath(path, "election", "LeaderElection");
     if (!options || typeof options.id !== "string") throw new ZooKeeperError(ErrorCode.BADARGUMENTS, "options.id must be a string", { op: "LeaderElection", path });
     if (options.revokeOn !== undefined && options.revokeOn !== "disconnected" && options.revokeOn !== "expired") {
       throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `revokeOn must be "disconnected" or "expired"`, { op: "LeaderElection", path });
@@ -90,66 +77,48 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     this.path = path;
     this.id = options.id;
     this.revokeOn = options.revokeOn ?? "disconnected";
+    this.lease = new Lease(zk, this.revokeOn);
     this.protocol = options.protocol ?? "curator-latch";
     const naming = electionNaming(this.protocol);
     if (!naming) throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `protocol must be "curator-latch", "curator-selector" or "kazoo"`, { op: "LeaderElection", path });
     this.naming = naming;
-    this.queue = new ContenderQueue(zk, path, naming, { useHint: true });
+    this.contender = new Contender(zk, path, naming, this.id, this.policy, { hint: true, op: "election", noun: "candidates" });
   }
 
   /**
-   * True only while this participant leads and `zk.heardWithin(lease)`: a request the server answered was sent
-   * within the read timeout, connected (revokeOn "disconnected"), or 90% of the session timeout (revokeOn
-   * "expired"). A process resuming from a pause reads false before any timer or socket callback has run.
-   * `"revoked"` fires when this turns false, not later.
+   * True only while this participant leads and its lease holds (`zk.heardWithin`: see Lease in support.ts, by
+   * `revokeOn`), so a process resuming from a pause reads false at once. `"revoked"` fires when this turns false.
    */
   get isLeader(): boolean {
-    if (!this.leading || this.phase !== "started") return false;
-    if (this.revokeOn === "disconnected") return this.zk.state === "connected" && this.zk.heardWithin(this.leaseMs);
-    return !TERMINAL.has(this.zk.state) && this.zk.heardWithin(this.leaseMs);
-  }
-
-  private get leaseMs(): number {
-    return this.revokeOn === "disconnected" ? this.zk.readTimeout : this.zk.negotiatedTimeout * 0.9;
-  }
-
-  /** Re-armed on every election and lapse check: "revoked" as soon as isLeader's lease lapses; then a re-check. */
-  private watchLease(): void {
-    if (this.leaseTimer !== null) this.zk.clock.clearTimeout(this.leaseTimer);
-    this.leaseTimer = null;
-    if (!this.leading || this.phase !== "started") return;
-    this.leaseTimer = this.zk.clock.setTimeout(this.checkLease, this.zk.leaseRemaining(this.leaseMs));
+    return this.term !== null && this.phase === "started" && this.lease.valid;
   }
 
   /** The lease timer's check, also run when the client resumes from a pause (before its stale reads). */
   private readonly checkLease = (): void => {
-    if (!this.leading || this.phase !== "started") return;
-    if (this.isLeader) return this.watchLease();
+    if (this.term === null || this.phase !== "started") return;
+    if (this.isLeader) return this.lease.arm(this.checkLease);
     this.revoke(this.revokeOn);
-    this.requestCheck(); // a session that is still fine leads again once the server answers
+    this.contender.check(); // a session that is still fine leads again once the server answers
   };
 
   /** Fencing token while leading: the czxid of our candidate znode (grows from leader to leader). */
   get token(): bigint | undefined {
-    return this.isLeader ? this.leaderToken : undefined;
+    return this.isLeader ? this.term?.token : undefined;
   }
 
   /** Our candidate znode's path, or null while we have none. */
   get candidatePath(): string | null {
-    return this.ours;
+    return this.contender.node;
   }
 
   /** Joins the election; resolves once our candidate znode is in place. */
   async start(): Promise<void> {
     if (this.phase !== "latent") throw new RecipeStateError(this.path, "start", "start() may be called once");
     this.phase = "started";
-    this.zk.on("state", this.onState);
+    this.zk.on("state", this.checkLease); // before the contender's own: a lease that lapsed ends before a change is acted on
     this.zk.on("resumed", this.checkLease);
     try {
-      await this.serial.run(async () => {
-        this.ours = await this.createCandidate();
-        await this.reconcile().catch((e) => this.onCheckError(e));
-      });
+      await this.contender.stand();
     } catch (e) {
       this.finish("closed", e);
       throw e;
@@ -160,8 +129,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   waitForLeadership(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<void> {
     if (this.phase !== "started") return Promise.reject(this.ended ?? this.endedError("waitForLeadership"));
     if (this.isLeader) return Promise.resolve();
-    const timeout = (): Error => new LeadershipTimeoutError(this.path, options.timeout ?? 0);
-    return this.waiters.wait(options.signal, options.timeout, timeout);
+    return this.waiters.wait(options.signal, options.timeout, () => new LeadershipTimeoutError(this.path, options.timeout ?? 0));
   }
 
   /** Every candidate in election order; the first one leads. */
@@ -182,14 +150,13 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
    */
   transaction(): Transaction {
     return new Transaction(async (ops) => {
-      const guard = this.ours;
-      if (!this.isLeader || guard === null) {
-        throw new NotLeaderError(this.path, this.id);
-      }
+      const guard = this.contender.node;
+      const term = this.isLeader ? this.term : null;
+      if (term === null || guard === null) throw new NotLeaderError(this.path, this.id);
       try {
-        return (await this.zk.multi([...ops, Op.check(guard, this.leaderVersion)])).slice(0, ops.length);
+        return (await this.zk.multi([...ops, Op.check(guard, term.version)])).slice(0, ops.length);
       } catch (e) {
-        if (isZooKeeperError(e) && e.path === guard) this.requestCheck(); // our znode changed: find out now
+        if (isZooKeeperError(e) && e.path === guard) this.contender.check(); // our znode changed: find out now
         throw e;
       }
     });
@@ -198,24 +165,13 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   /** Steps down (when leading) and rejoins at the back of the queue. */
   async resign(): Promise<void> {
     if (this.phase !== "started") throw this.endedError("resign");
-    await this.serial.run(async () => {
-      if (this.phase !== "started") return;
-      this.revoke("resigned");
-      const old = this.dropOurs();
-      if (old) await deleteNode(this.zk, old);
-      if (this.phase !== "started") return;
-      this.ours = await this.createCandidate();
-      await this.reconcile().catch((e) => this.onCheckError(e));
-    });
+    await this.contender.restand(() => this.revoke("resigned"));
   }
 
   /** Leaves the election; resolves once our candidate znode is gone (or the session has ended). */
   async close(): Promise<void> {
     if (this.phase !== "closed") this.finish("closed", this.endedError("close"));
-    await this.serial.run(async () => {
-      const old = this.dropOurs();
-      if (old) await deleteNode(this.zk, old).catch(() => {});
-    });
+    await this.contender.leave();
   }
 
   /**
@@ -225,14 +181,9 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
   async run<T>(fn: (signal: AbortSignal) => Promise<T> | T, options: { signal?: AbortSignal } = {}): Promise<T> {
     if (this.phase === "latent") await this.start();
     await this.waitForLeadership({ signal: options.signal });
-    const ac = new AbortController();
-    const onRevoked = (reason: RevokeReason): void => ac.abort(new Error(`leadership revoked: ${reason}`, { cause: reason }));
-    this.on("revoked", onRevoked);
     try {
-      if (!this.isLeader) ac.abort(new Error("leadership revoked: disconnected", { cause: "disconnected" }));
-      return await fn(ac.signal);
+      return await runHeld(fn, "leadership revoked", () => this.isLeader, (revoked) => (this.on("revoked", revoked), () => this.off("revoked", revoked)));
     } finally {
-      this.off("revoked", onRevoked);
       if (this.phase === "started") await this.resign().catch((e) => this.report(e));
     }
   }
@@ -242,194 +193,54 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     await this.close();
   }
 
-  // --- the check: who leads, whom to watch ---
+  // --- the policy: leads while first (and connected, with revokeOn "disconnected"), steps down at the first doubt ---
 
-  /** Queues a check; `relist` lists the children again (a new candidate, a reconnect) instead of walking down. */
-  private requestCheck(relist = false): void {
-    this.relistQueued ||= relist;
-    if (this.checkQueued || this.phase !== "started") return;
-    this.checkQueued = true;
-    void this.serial.run(async () => {
-      this.checkQueued = false;
-      const again = this.relistQueued;
-      this.relistQueued = false;
-      if (this.phase !== "started") return;
-      if (this.ours === null) this.ours = await this.createCandidate();
-      await this.reconcile(again);
-    }).catch((e) => this.onCheckError(e));
-  }
-
-  /**
-   * Leads (first, and ours) or watches the predecessor, walking down the lower candidates we know (ContenderQueue,
-   * README "Big elections"). Only the leader watches its own znode; a waiter watches only its predecessor.
-   */
-  private async reconcile(relist = true): Promise<void> {
-    const prune = this.pruneQueued;
-    this.pruneQueued = false;
-    if (prune && !relist && this.ours !== null) await this.queue.prune();
-    for (let listings = 0; this.phase === "started"; ) {
-      if (this.ours === null) {
-        this.ours = await this.createCandidate();
-        relist = true;
-      }
-      const ours = this.ours;
-      if (relist || this.queue.needsListing) {
-        if (++listings > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, "the candidates keep changing; retrying later", { op: "election", path: this.path });
-        relist = false;
-        const lower = await this.queue.list(ours);
-        if (this.phase !== "started" || this.ours !== ours) return;
-        if (lower < 0) {
-          this.lostOurs();
-          continue;
-        }
-        if (lower > 0) this.revoke("deleted"); // a lower candidate appeared ahead of ours (hand-made names only)
-      }
-      const predecessor = this.queue.predecessor;
-      if (predecessor === null) {
-        if (!this.queue.first) continue; // the known ones ran out of a truncated listing: list again
-        const stat = await this.zk.exists(ours, this.onOwn);
-        if (this.phase !== "started" || this.ours !== ours) return;
-        if (stat === null) {
-          this.lostOurs();
-          continue;
-        }
-        this.ownWatched = ours;
-        this.predecessor = null;
-        if (stat.ephemeralOwner !== this.zk.sessionId) {
-          this.dropOurs(); // named like ours but another session's (cannot happen within one session): replace it
-          await deleteNode(this.zk, ours);
-          continue;
-        }
-        if (!this.leading) this.queue.markLeader(ours); // successors need not list every candidate (ContenderQueue)
-        this.elect(stat.czxid, stat.version);
-        return;
-      }
-      this.predecessor = predecessor;
-      try {
-        await this.zk.getData(predecessor, this.onPredecessor);
-        return;
-      } catch (e) {
-        if (!isZooKeeperError(e, ErrorCode.NONODE)) throw e;
-        // Gone since we learnt of it: walk down past it (and past any other known one gone too).
-        this.queue.gone(predecessor);
-        if (this.phase !== "started" || this.ours !== ours) return;
-        await this.queue.prune();
-      }
-    }
-  }
-
-  /** Protected create: a create whose reply was lost is found by its uuid prefix, never made twice. */
-  private createCandidate(): Promise<string> {
-    return createContender(this.zk, this.path, this.naming, this.id);
-  }
-
-  private readonly onPredecessor: Watcher = (event: WatchedEvent) => {
-    const path = event.path;
-    if (event.type === EventType.None || this.phase !== "started" || path === null || path !== this.predecessor) return;
-    this.predecessor = null;
-    if (event.type === EventType.NodeDeleted) {
-      this.queue.gone(path);
-      this.pruneQueued = true; // the others we know may be gone too: one round trip checks them all
-    }
-    this.emitSafely("watch", path);
-    this.requestCheck();
+  private readonly policy: ContenderEvents = {
+    first: (stat) => {
+      if (this.term === null) this.contender.markLeader(); // successors need not list every candidate (ContenderQueue)
+      this.elect(stat);
+    },
+    behind: () => this.revoke("deleted"), // a lower candidate appeared ahead of ours (hand-made names only)
+    suspended: () => {
+      if (this.revokeOn === "disconnected") this.revoke("disconnected");
+    },
+    lost: (reason) => {
+      if (reason === "deleted") this.revoke("deleted"); // our znode vanished: step down, and stand again
+      else if (reason === "expired") this.finish("expired", new ElectionClosedError(this.path, "election", "expired"));
+      else this.finish("closed", this.endedError("election"));
+    },
+    watched: (path) => this.emitSafely("watch", path),
+    failed: (e) => {
+      this.report(e);
+      this.contender.checkLater(RETRY_MS);
+    },
   };
-
-  private readonly onOwn: Watcher = (event: WatchedEvent) => {
-    const path = event.path;
-    if (event.type === EventType.None || this.phase !== "started" || path === null || path !== this.ownWatched) return;
-    this.ownWatched = null;
-    this.emitSafely("watch", path);
-    this.requestCheck(true);
-  };
-
-  private readonly onState = (state: SessionState): void => {
-    if (this.phase !== "started") return;
-    if (this.leading) this.checkLease(); // a lease that lapsed meanwhile ends before this change is acted on
-    switch (state) {
-      case "connected":
-        this.requestCheck(true);
-        break;
-      case "disconnected":
-      case "connectedReadOnly":
-      case "connecting":
-        if (this.revokeOn === "disconnected") this.revoke("disconnected");
-        break;
-      case "expired":
-        this.finish("expired", new ElectionClosedError(this.path, "election", "expired"));
-        break;
-      case "closed":
-      case "authFailed":
-        this.finish("closed", this.endedError("election"));
-        break;
-    }
-  };
-
-  private onCheckError(e: unknown): void {
-    if (this.phase !== "started") return;
-    // A lost link is re-checked on "connected"; an ended session ends the election via "state". The session
-    // reads "disconnected" before a call fails with CONNECTIONLOSS, so one still reading "connected" is being
-    // closed, and its "closed" is on the way.
-    if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) return;
-    if (isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)) return;
-    this.report(e);
-    this.retryLater(RETRY_MS);
-  }
-
-  private retryLater(ms: number): void {
-    if (this.retry) return;
-    this.retry = this.zk.clock.setTimeout(() => {
-      this.retry = null;
-      this.requestCheck();
-    }, ms);
-  }
 
   // --- transitions (events only on real changes) ---
 
-  private elect(token: bigint, version: number): void {
+  private elect(stat: Stat): void {
     if (this.revokeOn === "disconnected" && this.zk.state !== "connected") return; // re-checked on "connected"
-    this.leaderToken = token;
-    this.leaderVersion = version;
-    if (!this.leading) {
-      this.leading = true;
-      this.emitSafely("elected");
-    }
-    this.watchLease();
+    const was = this.term;
+    this.term = { token: stat.czxid, version: stat.version };
+    if (was === null) this.emitSafely("elected");
+    this.lease.arm(this.checkLease); // "revoked" as soon as the lease lapses; then a re-check
     this.waiters.resolveAll();
   }
 
   private revoke(reason: RevokeReason): void {
-    if (!this.leading) return;
-    this.leading = false;
-    this.leaderToken = undefined;
-    this.watchLease();
+    if (this.term === null) return;
+    this.term = null;
+    this.lease.arm(null);
     this.emitSafely("revoked", reason);
-  }
-
-  /** Our znode vanished (someone deleted it): step down and stand again. */
-  private lostOurs(): void {
-    this.revoke("deleted");
-    this.dropOurs();
-  }
-
-  private dropOurs(): string | null {
-    const old = this.ours;
-    this.ours = null;
-    this.ownWatched = null;
-    forgetWatch(this.zk, this.predecessor, this.onPredecessor);
-    this.predecessor = null;
-    this.queue.reset();
-    return old;
   }
 
   private finish(reason: "expired" | "closed", error: unknown): void {
     if (this.phase === "closed") return;
     this.phase = "closed";
     this.ended = error;
-    this.zk.off("state", this.onState);
+    this.contender.stop();
+    this.zk.off("state", this.checkLease);
     this.zk.off("resumed", this.checkLease);
-    if (this.retry !== null) this.zk.clock.clearTimeout(this.retry);
-    this.retry = null;
     this.revoke(reason);
     this.waiters.rejectAll(error);
   }

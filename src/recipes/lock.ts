@@ -3,13 +3,14 @@
 // sequence, each waiter watches only its predecessor, the holder must own the first znode
 // (ephemeralOwner), and the lock counts as held only while nothing casts doubt on it.
 import { EventEmitter } from "node:events";
-import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
-import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
-import { ErrorCode, EventType } from "../protocol/constants.ts";
-import { ContenderQueue, createContender, forgetWatch, readParticipants, type Participant } from "./candidates.ts";
+import type { TimerHandle, ZooKeeper } from "../client/index.ts";
+import { ZooKeeperError, emitIsolated } from "../client/index.ts";
+import { ErrorCode } from "../protocol/constants.ts";
+import { readParticipants, type Participant } from "./candidates.ts";
+import { Contender, type ContenderEvents } from "./contender.ts";
 import { LockNotReentrantError, LockReleasedError, LockTimeoutError } from "./errors.ts";
 import { lockNaming, type LockNaming, type Naming } from "./naming.ts";
-import { Serial, TERMINAL, deleteNode } from "./support.ts";
+import { Lease, Serial, TERMINAL, checkRecipePath, runHeld } from "./support.ts";
 
 /** Why a held lock was lost (the `"lost"` event). */
 export type LockLostReason = "disconnected" | "expired" | "deleted" | "closed";
@@ -30,11 +31,10 @@ export interface LockEvents {
   watch: [path: string];
 }
 
-/** One acquire() from create to release: its znode and how it ends. */
+/** One acquire() from create to release: its contender, and whether it holds the lock. */
 interface Attempt {
-  node: string | null;
+  readonly contender: Contender;
   held: boolean;
-  over: boolean;
   resolve(): void;
   reject(e: unknown): void;
 }
@@ -53,23 +53,15 @@ export class Lock extends EventEmitter<LockEvents> {
   readonly naming: LockNaming;
   private readonly zk: ZooKeeper;
   private readonly protocol: Naming;
-  private readonly serial = new Serial();
+  private readonly serial = new Serial(); // shared by the attempts: an acquire queues behind the last cleanup
+  private readonly lease: Lease;
   private attempt: Attempt | null = null;
-  private predecessor: string | null = null;
-  private ownWatched: string | null = null;
   private heldToken: bigint | undefined;
-  private checkQueued = false;
-  private relistQueued = false;
-  private pruneQueued = false;
-  private readonly queue: ContenderQueue; // the lower contenders we know (walk-down on handover)
-  private queued: string | null = null; // the znode the queue was listed for
 
   /** Prepares a lock; nothing is sent before `acquire()`. Throws BADARGUMENTS for an invalid path or options. */
   constructor(zk: ZooKeeper, path: string, options: LockOptions = {}) {
     super();
-    if (typeof path !== "string" || !path.startsWith("/") || path.length < 2 || path.endsWith("/")) {
-      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, "the lock path must be an absolute znode path", { op: "Lock", path: String(path) });
-    }
+    checkRecipePath(path, "lock", "Lock");
     const o = options ?? {};
     if (o.id !== undefined && typeof o.id !== "string") throw new ZooKeeperError(ErrorCode.BADARGUMENTS, "options.id must be a string", { op: "Lock", path });
     const naming = lockNaming(o.naming ?? "curator");
@@ -79,7 +71,7 @@ export class Lock extends EventEmitter<LockEvents> {
     this.id = o.id ?? "";
     this.naming = o.naming ?? "curator";
     this.protocol = naming;
-    this.queue = new ContenderQueue(zk, path, naming);
+    this.lease = new Lease(zk, "disconnected");
   }
 
   /**
@@ -88,8 +80,7 @@ export class Lock extends EventEmitter<LockEvents> {
    * so a process resuming from a pause reads false before any timer or socket callback has run.
    */
   get isHeld(): boolean {
-    if (!this.attempt?.held) return false;
-    return this.zk.state === "connected" && this.zk.heardWithin(this.zk.readTimeout);
+    return this.attempt?.held === true && this.lease.valid;
   }
 
   /** Fencing token while held: our lock znode's czxid (grows from holder to holder). */
@@ -99,7 +90,7 @@ export class Lock extends EventEmitter<LockEvents> {
 
   /** Our contender znode, or null while we have none. */
   get nodePath(): string | null {
-    return this.attempt?.node ?? null;
+    return this.attempt?.contender.node ?? null;
   }
 
   /** Every contender (any client speaking this naming) in order; the first holds the lock. */
@@ -114,7 +105,7 @@ export class Lock extends EventEmitter<LockEvents> {
    */
   acquire(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<void> {
     if (TERMINAL.has(this.zk.state)) return Promise.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, `the session is ${this.zk.state}`, { op: "acquire", path: this.path }));
-    if (this.attempt && !this.attempt.over) return Promise.reject(new LockNotReentrantError(this.path));
+    if (this.attempt && !this.attempt.contender.gone) return Promise.reject(new LockNotReentrantError(this.path));
     const { signal, timeout } = options ?? {};
     if (timeout !== undefined && (typeof timeout !== "number" || !(timeout >= 0))) {
       return Promise.reject(new ZooKeeperError(ErrorCode.BADARGUMENTS, "timeout must be a number of ms >= 0", { op: "acquire", path: this.path }));
@@ -126,31 +117,24 @@ export class Lock extends EventEmitter<LockEvents> {
         if (timer !== undefined) this.zk.clock.clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
       };
+      const contender = new Contender(this.zk, this.path, this.protocol, this.id, this.policy(() => attempt), { serial: this.serial, op: "acquire", noun: "contenders" });
       const attempt: Attempt = {
-        node: null,
+        contender,
         held: false,
-        over: false,
         resolve: () => (settle(), resolve()),
         reject: (e) => (settle(), reject(e)),
       };
+      // Rejected once our znode is gone: a create still in flight is awaited (Serial) and undone.
       const giveUp = (e: unknown): void => {
-        if (attempt.over || attempt.held) return;
-        attempt.over = true;
+        if (contender.gone || attempt.held) return;
         settle();
-        // Rejected once our znode is gone: a create still in flight is awaited (Serial) and undone.
-        void this.serial.run(() => this.cleanUp(attempt)).then(() => reject(e), () => reject(e));
+        void this.end(attempt).then(() => reject(e));
       };
       const onAbort = (): void => giveUp(signal!.reason);
       this.attempt = attempt; // a lost or released one still cleaning up goes first (Serial)
-      this.zk.off("state", this.onState);
-      this.zk.on("state", this.onState);
       signal?.addEventListener("abort", onAbort, { once: true });
       if (timeout !== undefined) timer = this.zk.clock.setTimeout(() => giveUp(new LockTimeoutError(this.path, timeout)), timeout);
-      void this.serial.run(async () => {
-        if (attempt.over) return;
-        attempt.node = await this.createNode(attempt);
-        if (!attempt.over) await this.reconcile(attempt);
-      }).catch((e) => this.onCheckError(attempt, e));
+      void contender.stand().catch((e) => contender.fail(e)); // a failed create ends the attempt as a failed check does
     });
   }
 
@@ -158,23 +142,18 @@ export class Lock extends EventEmitter<LockEvents> {
   async release(): Promise<void> {
     const attempt = this.attempt;
     if (!attempt) return this.serial.run(async () => {}); // nothing held; a loss's cleanup may be under way
-    const pending = !attempt.held && !attempt.over;
-    attempt.over = true;
+    const pending = !attempt.held && !attempt.contender.gone;
+    const ended = this.end(attempt);
     if (pending) attempt.reject(new LockReleasedError(this.path));
-    await this.serial.run(() => this.cleanUp(attempt));
+    await ended;
   }
 
   /** Acquires, runs `fn` with a signal that aborts when the lock is lost, then releases. */
   async run<T>(fn: (signal: AbortSignal) => Promise<T> | T, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<T> {
     await this.acquire(options);
-    const ac = new AbortController();
-    const onLost = (reason: LockLostReason): void => ac.abort(new Error(`lock lost: ${reason}`, { cause: reason }));
-    this.on("lost", onLost);
     try {
-      if (!this.isHeld) ac.abort(new Error("lock lost: disconnected", { cause: "disconnected" }));
-      return await fn(ac.signal);
+      return await runHeld(fn, "lock lost", () => this.isHeld, (lost) => (this.on("lost", lost), () => this.off("lost", lost)));
     } finally {
-      this.off("lost", onLost);
       await this.release();
     }
   }
@@ -184,167 +163,54 @@ export class Lock extends EventEmitter<LockEvents> {
     await this.release();
   }
 
-  // --- the check: hold, or watch the predecessor ---
+  // --- the policy: held while first and connected; lost at the first doubt ---
 
-  /** Queues a check; `relist` lists the children again (a reconnect) instead of walking down. */
-  private requestCheck(relist = false): void {
-    const attempt = this.attempt;
-    this.relistQueued ||= relist;
-    if (this.checkQueued || !attempt || attempt.over) return;
-    this.checkQueued = true;
-    void this.serial.run(async () => {
-      this.checkQueued = false;
-      const again = this.relistQueued;
-      this.relistQueued = false;
-      if (attempt.over || this.attempt !== attempt) return;
-      if (attempt.node === null) attempt.node = await this.createNode(attempt);
-      await this.reconcile(attempt, again);
-    }).catch((e) => this.onCheckError(attempt, e));
+  /** What the attempt's contender says, and what it means to the lock (`attempt` is read when it speaks). */
+  private policy(attempt: () => Attempt): ContenderEvents {
+    return {
+      first: (stat) => this.hold(attempt(), stat.czxid),
+      behind: () => this.loseHeld(attempt(), "deleted"), // a hand-made lower name appeared
+      suspended: () => this.loseHeld(attempt(), "disconnected"), // the znode is deleted once we are back
+      lost: (reason) => (reason === "deleted" ? this.loseHeld(attempt(), reason) : this.lose(attempt(), reason)), // a waiter stands again
+      watched: (path, own) => (own ? undefined : this.emitSafely("watch", path)),
+      failed: (e) => this.fail(attempt(), e),
+    };
   }
 
-  /** Holds (first, and ours) or watches the predecessor, walking down the lower contenders we know (ContenderQueue). */
-  private async reconcile(attempt: Attempt, relist = true): Promise<void> {
-    const prune = this.pruneQueued;
-    this.pruneQueued = false;
-    if (prune && !relist && attempt.node !== null) await this.queue.prune();
-    for (let listings = 0; !attempt.over; ) {
-      if (attempt.node === null) {
-        attempt.node = await this.createNode(attempt);
-        relist = true;
-      }
-      const ours = attempt.node;
-      if (relist || this.queue.needsListing || this.queued !== ours) {
-        if (++listings > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, "the contenders keep changing; retrying later", { op: "acquire", path: this.path });
-        relist = false;
-        this.queued = ours;
-        const lower = await this.queue.list(ours);
-        if (attempt.over || attempt.node !== ours) return;
-        if (lower < 0) {
-          if (attempt.held) return this.lose(attempt, "deleted");
-          attempt.node = null; // deleted under a waiter: stand again
-          continue;
-        }
-        if (lower > 0 && attempt.held) return this.lose(attempt, "deleted"); // a hand-made lower name appeared
-      }
-      const predecessor = this.queue.predecessor;
-      if (predecessor === null) {
-        if (!this.queue.first) continue; // the known ones ran out of a truncated listing: list again
-        const stat = await this.zk.exists(ours, this.onOwn);
-        if (attempt.over || attempt.node !== ours) return;
-        if (stat === null) {
-          if (attempt.held) return this.lose(attempt, "deleted");
-          attempt.node = null;
-          continue;
-        }
-        this.ownWatched = ours;
-        if (stat.ephemeralOwner !== this.zk.sessionId) {
-          // Named like ours but another session's: replace it.
-          attempt.node = null;
-          await deleteNode(this.zk, ours);
-          continue;
-        }
-        if (this.zk.state !== "connected") return; // re-checked on "connected"
-        this.predecessor = null;
-        this.heldToken = stat.czxid;
-        if (!attempt.held) {
-          attempt.held = true;
-          attempt.resolve();
-        }
-        return;
-      }
-      this.predecessor = predecessor;
-      try {
-        await this.zk.getData(predecessor, this.onPredecessor);
-        return;
-      } catch (e) {
-        if (!isZooKeeperError(e, ErrorCode.NONODE)) throw e;
-        this.queue.gone(predecessor); // walk down past it, and past any other known one gone too
-        if (attempt.over || attempt.node !== ours) return;
-        await this.queue.prune();
-      }
-    }
+  private hold(attempt: Attempt, token: bigint): void {
+    if (this.zk.state !== "connected") return; // re-checked on "connected"
+    this.heldToken = token;
+    if (attempt.held) return;
+    attempt.held = true;
+    attempt.resolve();
   }
 
-  /** Protected create: a create whose reply was lost is found by its prefix, never made twice. */
-  private createNode(attempt: Attempt): Promise<string> {
-    return createContender(this.zk, this.path, this.protocol, this.id, () => attempt.over);
+  private fail(attempt: Attempt, e: unknown): void {
+    if (attempt.held) return this.lose(attempt, "deleted");
+    void this.end(attempt).then(() => attempt.reject(e));
   }
 
-  /** Deletes the attempt's znode (in the Serial, so after any create in flight) and frees the instance. */
-  private async cleanUp(attempt: Attempt): Promise<void> {
-    const node = attempt.node;
-    attempt.node = null;
-    if (node) await deleteNode(this.zk, node).catch(() => {});
-    if (this.attempt === attempt) {
-      this.attempt = null;
-      forgetWatch(this.zk, this.predecessor, this.onPredecessor);
-      this.predecessor = null;
-      this.ownWatched = null;
-      this.heldToken = undefined;
-      this.zk.off("state", this.onState);
-    }
+  private loseHeld(attempt: Attempt, reason: LockLostReason): void {
+    if (attempt.held) this.lose(attempt, reason);
   }
 
   private lose(attempt: Attempt, reason: LockLostReason): void {
-    if (attempt.over) return;
+    if (attempt.contender.gone) return;
     const wasHeld = attempt.held;
-    attempt.over = true;
     attempt.held = false;
     this.heldToken = undefined;
-    void this.serial.run(() => this.cleanUp(attempt));
+    void this.end(attempt);
     if (wasHeld) this.emitSafely("lost", reason);
     else attempt.reject(new ZooKeeperError(reason === "expired" ? ErrorCode.SESSIONEXPIRED : ErrorCode.CONNECTIONLOSS, `the session is ${this.zk.state}`, { op: "acquire", path: this.path }));
   }
 
-  private onCheckError(attempt: Attempt, e: unknown): void {
-    if (attempt.over) return;
-    // A lost link is re-checked on "connected"; an ended session ends the attempt via "state". The session
-    // reads "disconnected" before a call fails with CONNECTIONLOSS, so one still reading "connected" is being
-    // closed, and its "closed" is on the way.
-    if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS) || isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)) return;
-    if (attempt.held) return this.lose(attempt, "deleted");
-    attempt.over = true;
-    void this.serial.run(() => this.cleanUp(attempt)).then(() => attempt.reject(e));
+  /** Ends the attempt: our znode is deleted (in the Serial, so after any create in flight), then the instance is free. */
+  private async end(attempt: Attempt): Promise<void> {
+    await attempt.contender.leave();
+    if (this.attempt !== attempt) return;
+    this.attempt = null;
+    this.heldToken = undefined;
   }
-
-  private readonly onPredecessor: Watcher = (event: WatchedEvent) => {
-    if (event.type === EventType.None || event.path === null || event.path !== this.predecessor) return;
-    this.predecessor = null;
-    if (event.type === EventType.NodeDeleted) {
-      this.queue.gone(event.path);
-      this.pruneQueued = true;
-    }
-    this.emitSafely("watch", event.path);
-    this.requestCheck();
-  };
-
-  private readonly onOwn: Watcher = (event: WatchedEvent) => {
-    if (event.type === EventType.None || event.path === null || event.path !== this.ownWatched) return;
-    this.ownWatched = null;
-    this.requestCheck(true);
-  };
-
-  private readonly onState = (state: SessionState): void => {
-    const attempt = this.attempt;
-    if (!attempt || attempt.over) return;
-    switch (state) {
-      case "connected":
-        this.requestCheck(true);
-        break;
-      case "disconnected":
-      case "connectedReadOnly":
-      case "connecting":
-        if (attempt.held) this.lose(attempt, "disconnected"); // the znode is deleted once we are back
-        break;
-      case "expired":
-        this.lose(attempt, "expired");
-        break;
-      case "closed":
-      case "authFailed":
-        this.lose(attempt, "closed");
-        break;
-    }
-  };
 
   /** A throwing listener must not break the lock's bookkeeping: it is reported by the client's policy (zk.reportListenerError). */
   private emitSafely<K extends keyof LockEvents>(event: K, ...args: LockEvents[K]): void {
