@@ -10,7 +10,7 @@ import { readParticipants, type Participant } from "./candidates.ts";
 import { Contender, type ContenderEvents } from "./contender.ts";
 import { LockNotReentrantError, LockReleasedError, LockTimeoutError } from "./errors.ts";
 import { lockNaming, type LockNaming, type Naming } from "./naming.ts";
-import { Lease, Serial, TERMINAL, checkRecipePath, runHeld } from "./support.ts";
+import { Lease, Serial, TERMINAL, checkRecipePath, endedSession, runHeld } from "./support.ts";
 
 /** Why a held lock was lost (the `"lost"` event). */
 export type LockLostReason = "disconnected" | "expired" | "deleted" | "closed";
@@ -104,7 +104,7 @@ export class Lock extends EventEmitter<LockEvents> {
    * After "lost" it may be called at once: it queues behind the deletion of the lost znode.
    */
   acquire(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<void> {
-    if (TERMINAL.has(this.zk.state)) return Promise.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, `the session is ${this.zk.state}`, { op: "acquire", path: this.path }));
+    if (TERMINAL.has(this.zk.state)) return Promise.reject(endedSession(this.zk.state, "acquire", this.path));
     if (this.attempt && !this.attempt.contender.gone) return Promise.reject(new LockNotReentrantError(this.path));
     const { signal, timeout } = options ?? {};
     if (timeout !== undefined && (typeof timeout !== "number" || !(timeout >= 0))) {
@@ -201,7 +201,8 @@ export class Lock extends EventEmitter<LockEvents> {
     this.heldToken = undefined;
     void this.end(attempt);
     if (wasHeld) this.emitSafely("lost", reason);
-    else attempt.reject(new ZooKeeperError(reason === "expired" ? ErrorCode.SESSIONEXPIRED : ErrorCode.CONNECTIONLOSS, `the session is ${this.zk.state}`, { op: "acquire", path: this.path }));
+    else if (reason === "expired" || reason === "closed") attempt.reject(endedSession(reason === "expired" ? "expired" : this.zk.state, "acquire", this.path));
+    else attempt.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, `the session is ${this.zk.state}`, { op: "acquire", path: this.path }));
   }
 
   /** Ends the attempt: our znode is deleted (in the Serial, so after any create in flight), then the instance is free. */

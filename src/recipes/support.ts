@@ -112,14 +112,24 @@ export function checkRecipePath(path: unknown, what: string, op: string): assert
   }
 }
 
+/**
+ * The error of a recipe call on a session that has ended, as the client gives it: SESSIONEXPIRED for an expired
+ * or closed client (never retried by withRetry), AUTHFAILED after refused credentials; CONNECTIONLOSS otherwise.
+ */
+export function endedSession(state: SessionState, op: string, path?: string): ZooKeeperError {
+  if (state === "expired") return new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session has expired", { op, path });
+  if (state === "closed") return new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the client is closed (close() was called); connect a new client", { op, path });
+  if (state === "authFailed") return new ZooKeeperError(ErrorCode.AUTHFAILED, "authentication failed; the client is finished", { op, path });
+  return new ZooKeeperError(ErrorCode.CONNECTIONLOSS, `the session is ${state}`, { op, path });
+}
+
 /** Resolves once the session is connected (read-write); rejects when it has ended. */
 export function untilConnected(zk: ZooKeeper): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const check = (state: SessionState): boolean => {
       if (state === "connected") resolve();
       else if (TERMINAL.has(state)) {
-        const code = state === "expired" ? ErrorCode.SESSIONEXPIRED : state === "authFailed" ? ErrorCode.AUTHFAILED : ErrorCode.CONNECTIONLOSS;
-        reject(new ZooKeeperError(code, `the session is ${state}`, { op: "recipe" }));
+        reject(endedSession(state, "recipe"));
       } else return false;
       return true;
     };

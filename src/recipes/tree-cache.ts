@@ -272,19 +272,23 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
     if (parent !== null && !this.nodes.has(parent)) return this.schedule(parent); // found through the parent
     const watch = this.recursive ? undefined : this.watcher;
     const wantKids = this.levelOf(path) < this.depth;
-    const [got, kids] = await Promise.all([
+    const [got, listing] = await Promise.all([
       this.zk.getData(path, watch).catch(noNode),
-      wantKids ? this.zk.getChildren(path, watch).catch(noNode) : Promise.resolve([] as string[]),
+      wantKids ? this.zk.getChildrenWithStat(path, watch).catch(noNode) : Promise.resolve({ children: [] as string[], stat: null }),
     ]);
     if (this.phase === "closed" || this.phase === "expired") return;
-    if (got === null || kids === null) {
+    if (got === null || listing === null) {
       if (path === this.path && !this.recursive) await this.zk.exists(path, this.watcher); // its creation wakes us
       this.remove(path);
       return;
     }
     if (parent !== null && !this.nodes.has(parent)) return this.schedule(parent);
     const old = this.nodes.get(path);
-    const node: CachedNode = { data: got.data, stat: got.stat };
+    // The data fields of the Stat as getData read them, the child fields as the listing read them: a child made
+    // between the two reads is in the listing (whose watch came after it), so its Stat must say so too.
+    const kids = listing.children;
+    const stat = listing.stat === null ? got.stat : { ...got.stat, numChildren: listing.stat.numChildren, cversion: listing.stat.cversion, pzxid: listing.stat.pzxid };
+    const node: CachedNode = { data: got.data, stat };
     if (!old) {
       this.nodes.set(path, { ...node, kids: new Set() });
       if (parent !== null) this.nodes.get(parent)!.kids.add(path.slice(parent.length + (parent === "/" ? 0 : 1)));
@@ -292,7 +296,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> {
     } else {
       const changed = old.stat.mzxid !== got.stat.mzxid || old.stat.czxid !== got.stat.czxid;
       old.data = got.data;
-      old.stat = got.stat;
+      old.stat = stat;
       if (changed) this.publish("changed", path, node);
     }
     const entry = this.nodes.get(path)!;
