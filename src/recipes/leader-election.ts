@@ -9,7 +9,7 @@ import { readParticipants, type Participant } from "./candidates.ts";
 import { Contender, type ContenderEvents } from "./contender.ts";
 import { ElectionClosedError, LeadershipTimeoutError, NotLeaderError, RecipeStateError } from "./errors.ts";
 import { electionNaming, type ElectionProtocol, type Naming } from "./naming.ts";
-import { Lease, Waiters, checkRecipePath, runHeld } from "./support.ts";
+import { Lease, Waiters, checkRecipePath, publishRecipe, runHeld } from "./support.ts";
 
 export type { Participant };
 
@@ -222,7 +222,10 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     if (this.revokeOn === "disconnected" && this.zk.state !== "connected") return; // re-checked on "connected"
     const was = this.term;
     this.term = { token: stat.czxid, version: stat.version };
-    if (was === null) this.emitSafely("elected");
+    if (was === null) {
+      publishRecipe("election", () => ({ path: this.path, id: this.id, event: "elected", token: stat.czxid.toString() }));
+      this.emitSafely("elected");
+    }
     this.lease.arm(this.checkLease); // "revoked" as soon as the lease lapses; then a re-check
     this.waiters.resolveAll();
   }
@@ -231,6 +234,7 @@ export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
     if (this.term === null) return;
     this.term = null;
     this.lease.arm(null);
+    publishRecipe("election", () => ({ path: this.path, id: this.id, event: "revoked", reason }));
     this.emitSafely("revoked", reason);
   }
 

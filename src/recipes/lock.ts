@@ -10,7 +10,7 @@ import { readParticipants, type Participant } from "./candidates.ts";
 import { Contender, type ContenderEvents } from "./contender.ts";
 import { LockNotReentrantError, LockReleasedError, LockTimeoutError } from "./errors.ts";
 import { lockNaming, type LockNaming, type Naming } from "./naming.ts";
-import { Lease, Serial, TERMINAL, checkRecipePath, endedSession, runHeld } from "./support.ts";
+import { Lease, Serial, TERMINAL, checkRecipePath, endedSession, publishRecipe, runHeld } from "./support.ts";
 
 /** Why a held lock was lost (the `"lost"` event). */
 export type LockLostReason = "disconnected" | "expired" | "deleted" | "closed";
@@ -143,6 +143,7 @@ export class Lock extends EventEmitter<LockEvents> {
     const attempt = this.attempt;
     if (!attempt) return this.serial.run(async () => {}); // nothing held; a loss's cleanup may be under way
     const pending = !attempt.held && !attempt.contender.gone;
+    if (attempt.held) publishRecipe("lock", () => ({ path: this.path, id: this.id, event: "released" }));
     const ended = this.end(attempt);
     if (pending) attempt.reject(new LockReleasedError(this.path));
     await ended;
@@ -182,6 +183,7 @@ export class Lock extends EventEmitter<LockEvents> {
     this.heldToken = token;
     if (attempt.held) return;
     attempt.held = true;
+    publishRecipe("lock", () => ({ path: this.path, id: this.id, event: "acquired", token: token.toString() }));
     attempt.resolve();
   }
 
@@ -200,7 +202,10 @@ export class Lock extends EventEmitter<LockEvents> {
     attempt.held = false;
     this.heldToken = undefined;
     void this.end(attempt);
-    if (wasHeld) this.emitSafely("lost", reason);
+    if (wasHeld) {
+      publishRecipe("lock", () => ({ path: this.path, id: this.id, event: "lost", reason }));
+      this.emitSafely("lost", reason);
+    }
     else if (reason === "expired" || reason === "closed") attempt.reject(endedSession(reason === "expired" ? "expired" : this.zk.state, "acquire", this.path));
     else attempt.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, `the session is ${this.zk.state}`, { op: "acquire", path: this.path }));
   }

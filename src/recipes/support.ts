@@ -2,6 +2,25 @@
 import type { Clock, SessionState, TimerHandle, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
+import * as dc from "node:diagnostics_channel";
+
+/** What `zookeeper-ts:election` and `zookeeper-ts:lock` carry (docs/observability.md). */
+export interface RecipeMessage {
+  path: string;
+  id: string;
+  event: "elected" | "revoked" | "acquired" | "lost" | "released";
+  reason?: string;
+  /** The fencing token, decimal. */
+  token?: string;
+}
+
+const recipeChannels = { election: dc.channel("zookeeper-ts:election"), lock: dc.channel("zookeeper-ts:lock") };
+
+/** Publishes a recipe's leadership or lock change on its diagnostics channel; `message` is built only when subscribed. */
+export function publishRecipe(kind: "election" | "lock", message: () => RecipeMessage): void {
+  const ch = recipeChannels[kind];
+  if (ch.hasSubscribers) ch.publish(message());
+}
 
 /** Runs jobs one after another, so checks, resigns and closes never interleave. */
 export class Serial {

@@ -10,7 +10,7 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { AggregationTemporality, MeterProvider, MetricReader, type HistogramMetricData } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { sharedServer } from "../support/zk-server.ts";
-import { ZooKeeper, ZooKeeperError } from "../../src/index.ts";
+import { LeaderElection, Lock, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { built, type ConnectContext, type RequestContext, type SessionMessage, type WatchMessage } from "../../src/client/diagnostics.ts";
 import { instrument } from "../../src/otel/index.ts";
 import { uniqueRoot, until } from "./client-util.ts";
@@ -143,6 +143,41 @@ describe("observability: diagnostics channels and the OpenTelemetry bridge (real
     }
     const failed = refused.events.filter(([k]) => k === "error");
     assert.ok(failed.length >= 1 && failed.every(([, x]) => x.serverPort === 1 && x.error instanceof Error), "each refused attempt has its error");
+  }, 60_000);
+
+  it("zookeeper-ts:election and zookeeper-ts:lock: elected, revoked, acquired, released, lost", async () => {
+    const seen: string[] = [];
+    const onElection = (m: unknown): void => void seen.push(`election ${JSON.stringify(m)}`);
+    const onLock = (m: unknown): void => void seen.push(`lock ${JSON.stringify(m)}`);
+    dc.subscribe("zookeeper-ts:election", onElection);
+    dc.subscribe("zookeeper-ts:lock", onLock);
+    try {
+      const el = new LeaderElection(zk, `${root}/election`, { id: "e1" });
+      await el.start();
+      await el.waitForLeadership();
+      const token = el.token!.toString();
+      await el.close();
+      const lock = new Lock(zk, `${root}/lock`, { id: "l1" });
+      await lock.acquire();
+      const t1 = lock.token!.toString();
+      await lock.release();
+      await lock.acquire();
+      const t2 = lock.token!.toString();
+      await zk.delete(lock.nodePath!); // someone deleted our znode: lost
+      await until("the lock lost", () => !lock.isHeld);
+      assert.deepEqual(seen, [
+        `election ${JSON.stringify({ path: `${root}/election`, id: "e1", event: "elected", token })}`,
+        `election ${JSON.stringify({ path: `${root}/election`, id: "e1", event: "revoked", reason: "closed" })}`,
+        `lock ${JSON.stringify({ path: `${root}/lock`, id: "l1", event: "acquired", token: t1 })}`,
+        `lock ${JSON.stringify({ path: `${root}/lock`, id: "l1", event: "released" })}`,
+        `lock ${JSON.stringify({ path: `${root}/lock`, id: "l1", event: "acquired", token: t2 })}`,
+        `lock ${JSON.stringify({ path: `${root}/lock`, id: "l1", event: "lost", reason: "deleted" })}`,
+      ]);
+      await lock.release();
+    } finally {
+      dc.unsubscribe("zookeeper-ts:election", onElection);
+      dc.unsubscribe("zookeeper-ts:lock", onLock);
+    }
   }, 60_000);
 
   it("the OpenTelemetry bridge: CLIENT spans under the caller's span, attributes, status, the histogram, off()", async () => {
