@@ -39,7 +39,7 @@ describe("deterministic simulation", () => {
 
   for (const m of MUTATIONS) {
     // Stopping at the first seed that catches it: the issue's bound is 10,000 seeds (today the latest is
-    // stale-bytes, the lease refreshed by stale replies, at seed 1,487; priming-zxid at 120; the others within 20).
+    // stale-bytes, the lease refreshed by stale replies, at seed 1,002; priming-zxid at 136; the others within 10).
     it(`planted bug ${m} is caught`, async () => {
       const r = await runPool({ start: 1, count: 10_000, mutation: m }); // stops at the lowest failing seed
       assert.ok(r.failure !== null, `mutation ${m} survived 10,000 seeds`);
