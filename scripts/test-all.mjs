@@ -53,6 +53,7 @@ const CROSS_RUNTIME = [
   "test/integration/listener-errors.test.ts",
   "test/integration/observability.test.ts",
   "test/integration/kerberos-kdc.test.ts",
+  "test/integration/secure-kerberos.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -54,3 +54,13 @@ export function sleepOn(clock: Clock, ms: number, signal: AbortSignal): Promise<
     else signal.addEventListener("abort", wake);
   });
 }
+
+/**
+ * Wall time (ms since the epoch) that moves with `clock`: Date.now() once, then the clock's monotonic
+ * progress, in whole ms (Kerberos timestamps need the wall clock; the client's own timing keeps to `clock`).
+ */
+export function wallTime(clock: Pick<Clock, "now">): () => number {
+  const base = Date.now();
+  const start = clock.now();
+  return () => Math.floor(base + (clock.now() - start));
+}

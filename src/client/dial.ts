@@ -8,7 +8,7 @@ import type { JuteWriter } from "../protocol/jute.ts";
 import type { ConnectResponse } from "../protocol/records.ts";
 import { Connection } from "./connection.ts";
 import type { Clock } from "./clock.ts";
-import { type SaslClient, SaslRefused, saslExchange } from "./sasl-exchange.ts";
+import { type SaslClient, type SaslFactory, SaslRefused, saslExchange } from "./sasl-exchange.ts";
 import type { EndState } from "./session-states.ts";
 import type { Dialer, Link } from "./transport.ts";
 import type { Logger } from "./types.ts";
@@ -24,7 +24,7 @@ export type Outcome =
 export interface DialContext {
   dialer: Dialer;
   tls?: boolean | TlsOptions;
-  sasl?: () => SaslClient;
+  sasl?: SaslFactory;
   clock: Clock;
   logger: Logger;
   maxBufferSize: number;
@@ -68,6 +68,18 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
     if (conn) f(conn);
     else early.push(f);
   };
+  // The SASL client first (GSSAPI: the service ticket from the KDC), so a refused login leaves no session
+  // behind on the server and an unreachable KDC is this attempt's error (the connect timeout's message names it).
+  let mech: SaslClient | undefined;
+  if (x.sasl) {
+    try {
+      mech = await x.sasl(host);
+    } catch (e) {
+      if (e instanceof SaslRefused) return { kind: "fatal", state: "authFailed", code: ErrorCode.AUTHFAILED, reason: e.message };
+      return { kind: "failed", error: e as Error };
+    }
+    if (x.stopped()) return { kind: "stopped" };
+  }
   let link;
   try {
     link = await dialWithin(x.clock, perHost, host, (signal) =>
@@ -122,9 +134,9 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   }
   x.accepted(res, c);
   c.startTimers(res.timeOut);
-  if (x.sasl) {
+  if (mech) {
     try {
-      await saslExchange(c, x.sasl(), x.nextXid, x.writer);
+      await saslExchange(c, mech, x.nextXid, x.writer);
     } catch (e) {
       if (!(e instanceof SaslRefused)) return { kind: "failed", error: e as Error };
       c.close(e.message);

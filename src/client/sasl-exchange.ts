@@ -5,8 +5,14 @@ import { encodeRequest } from "../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
 import type { Connection } from "./connection.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
+import type { HostPort } from "../protocol/connect-string.ts";
+import { type Clock, wallTime } from "./clock.ts";
 import { digestMd5 } from "./sasl/index.ts";
-import type { ConnectOptions } from "./types.ts";
+import { KerberosError, KerberosErrorReason } from "./sasl/kerberos/errors.ts";
+import { KerberosLogin, gssapiMechanism } from "./sasl/kerberos/sasl-gssapi.ts";
+import { principalToString } from "./sasl/kerberos/types.ts";
+import type { Dialer } from "./transport.ts";
+import type { ConnectOptions, SaslGssapiOptions } from "./types.ts";
 
 /** A SASL client mechanism: tokens in, tokens out. */
 export interface SaslClient {
@@ -63,9 +69,67 @@ function rawRequest<T>(
   });
 }
 
+/** What a mechanism factory may use of the session: its dialer (KDC traffic over TCP goes through the Transport) and clock. */
+export interface SaslContext {
+  dialer: Dialer;
+  clock: Clock;
+  /** The session's connectTimeout: a KDC that does not answer must be named before it ends. */
+  connectTimeout: number;
+}
+
+/**
+ * Makes the SASL client for one connection to `host`. Rejects SaslRefused when the login is refused
+ * (terminal: AUTHFAILED), or another Error when it could not be tried (no KDC answered: worth another attempt).
+ */
+export type SaslFactory = (host: HostPort) => SaslClient | Promise<SaslClient>;
+
 /** The mechanism factory for ConnectOptions.sasl (a fresh mechanism per connection). */
-export function saslFactory(o: NonNullable<ConnectOptions["sasl"]>): () => ReturnType<typeof digestMd5> {
-  if (o.mechanism !== "DIGEST-MD5") throw badArguments(`unsupported SASL mechanism ${JSON.stringify(o.mechanism)} (DIGEST-MD5 is supported)`, "connect");
+export function saslFactory(o: NonNullable<ConnectOptions["sasl"]>, ctx: SaslContext): SaslFactory {
+  if (typeof o !== "object" || o === null) throw badArguments("sasl must be an object", "connect");
+  if (o.mechanism === "GSSAPI") return gssapiFactory(o, ctx);
+  if (o.mechanism !== "DIGEST-MD5") throw badArguments(`unsupported SASL mechanism ${JSON.stringify((o as { mechanism?: unknown }).mechanism)} (DIGEST-MD5 and GSSAPI are supported)`, "connect");
   if (typeof o.username !== "string" || typeof o.password !== "string") throw badArguments("sasl needs a username and a password", "connect");
-  return () => digestMd5({ username: o.username, password: o.password, protocol: "zookeeper", serverName: o.serverName ?? "zk-sasl-md5" });
+  const username = o.username;
+  const password = o.password;
+  const serverName = o.serverName ?? "zk-sasl-md5";
+  return () => digestMd5({ username, password, protocol: "zookeeper", serverName });
+}
+
+const optionalString = (o: SaslGssapiOptions, k: "principal" | "ccache" | "krb5Config" | "serviceName" | "serviceHost"): void => {
+  const v = o[k];
+  if (v !== undefined && (typeof v !== "string" || v === "")) throw badArguments(`sasl.${k} must be a non-empty string`, "connect");
+};
+
+/**
+ * GSSAPI: one KerberosLogin per client (made at the first connection, so a missing keytab or ccache is an
+ * AUTHFAILED that names it), its tickets cached and renewed; the service ticket for serviceName/serviceHost
+ * fetched before each exchange (from the cache while it is fresh).
+ */
+function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
+  for (const k of ["principal", "ccache", "krb5Config", "serviceName", "serviceHost"] as const) optionalString(o, k);
+  if (o.keytab !== undefined && typeof o.keytab !== "string" && !(o.keytab instanceof Uint8Array)) throw badArguments("sasl.keytab must be a path or the keytab's bytes", "connect");
+  const options = { principal: o.principal, keytab: o.keytab, ccache: o.ccache, krb5Config: o.krb5Config };
+  const serviceName = o.serviceName ?? "zookeeper";
+  const now = wallTime(ctx.clock);
+  // One KDC attempt (one host, one protocol: UDP then TCP) gets a quarter of the connect timeout, at most
+  // the usual 3 s, so that a silent KDC (a UDP datagram into the void) is named within the connect timeout.
+  const timeoutMs = Math.max(250, Math.min(3000, Math.floor(ctx.connectTimeout / 4)));
+  let login: KerberosLogin | undefined;
+  return async (host) => {
+    const serviceHost = o.serviceHost ?? host.host;
+    let service = `${serviceName}/${serviceHost}`;
+    try {
+      login ??= new KerberosLogin({ ...options, now, dial: ctx.dialer, clock: ctx.clock, timeoutMs });
+      service = principalToString(login.servicePrincipal(serviceName, serviceHost));
+      const credential = await login.serviceTicket(serviceName, serviceHost);
+      return gssapiMechanism({ credential, now });
+    } catch (e) {
+      const who = login ? principalToString(login.principal) : (o.principal ?? "the client");
+      const message = `Kerberos login of ${who} for ${service} failed: ${(e as Error).message}`;
+      // No KDC answered: this attempt failed (the session tries again; the connect timeout's message names the KDCs).
+      if (e instanceof KerberosError && e.reason === KerberosErrorReason.KdcUnreachable) throw new Error(message, { cause: e });
+      // Anything else (a KDC's refusal, an unreadable keytab or ccache, a malformed reply) would fail the same way again.
+      throw new SaslRefused(message);
+    }
+  };
 }

@@ -6,7 +6,7 @@ import { type Clock, systemClock } from "./clock.ts";
 import { badArguments } from "./errors.ts";
 import { fourLetterWord } from "./four-letter.ts";
 import { type ServerMemory, serverMemory } from "./features.ts";
-import { type SaslClient, saslFactory } from "./sasl-exchange.ts";
+import { type SaslFactory, saslFactory } from "./sasl-exchange.ts";
 import { type Dialer, type Transport, defaultTransport } from "./transport.ts";
 import type { ConnectOptions, Logger, SessionState, WatchedEvent } from "./types.ts";
 import type { WatchRegistry } from "./watches.ts";
@@ -21,7 +21,8 @@ export interface SessionOptions {
   connectTimeout: number;
   readOnly: boolean;
   tls?: boolean | TlsOptions;
-  sasl?: () => SaslClient;
+  /** The SASL client for a connection to a host (GSSAPI gets its service ticket first). */
+  sasl?: SaslFactory;
   sessionId?: bigint;
   sessionPassword?: Uint8Array;
   maxBufferSize: number;
@@ -78,7 +79,7 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     connectTimeout: num("connectTimeout", DEFAULT_CONNECT_TIMEOUT),
     readOnly: options.readOnly === true,
     tls: options.tls,
-    sasl: options.sasl ? saslFactory(options.sasl) : undefined,
+    sasl: options.sasl ? saslFactory(options.sasl, { dialer, clock, connectTimeout: num("connectTimeout", DEFAULT_CONNECT_TIMEOUT) }) : undefined,
     sessionId: options.sessionId,
     sessionPassword: options.sessionPassword,
     maxBufferSize: num("maxBufferSize", DEFAULT_MAX_BUFFER),

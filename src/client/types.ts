@@ -73,8 +73,11 @@ export interface AuthInfo {
 }
 
 /** SASL authentication, run right after every connect (servers 3.4+ with a SASL `authProvider`). */
-export interface SaslOptions {
-  /** The only mechanism supported (GSSAPI/Kerberos is not). */
+export type SaslOptions = SaslDigestMd5Options | SaslGssapiOptions;
+
+/** SASL DIGEST-MD5: a user and password of the server's JAAS `Server` section. */
+export interface SaslDigestMd5Options {
+  /** The mechanism: DIGEST-MD5. */
   mechanism: "DIGEST-MD5";
   /** The user, as in the server's JAAS `user_<name>` entry. */
   username: string;
@@ -82,6 +85,27 @@ export interface SaslOptions {
   password: string;
   /** Server name in the digest-uri; ZooKeeper's default is "zk-sasl-md5". */
   serverName?: string;
+}
+
+/**
+ * SASL GSSAPI (Kerberos 5): with a keytab the client gets and renews its own tickets; with only a ccache
+ * (written by kinit) it uses the TGT there and, once that has expired, fails saying to run kinit.
+ */
+export interface SaslGssapiOptions {
+  /** The mechanism: GSSAPI (Kerberos 5). */
+  mechanism: "GSSAPI";
+  /** The client principal, e.g. "alice@EXAMPLE.COM" (default: the keytab's first principal, or the ccache's). */
+  principal?: string;
+  /** An MIT keytab: a path or its bytes; kept in memory for renewals, never logged. */
+  keytab?: string | Uint8Array;
+  /** A FILE credentials cache written by kinit (default $KRB5CCNAME, FILE: or a plain path, else /tmp/krb5cc_<uid>). */
+  ccache?: string;
+  /** krb5.conf path (default $KRB5_CONFIG, else /etc/krb5.conf): default_realm, [realms] kdc, [domain_realm]. */
+  krb5Config?: string;
+  /** The service part of the server's principal (default "zookeeper", the Java client's zookeeper.sasl.client.username). */
+  serviceName?: string;
+  /** The host part of the server's principal (default: the host of the connect-string entry being connected). */
+  serviceHost?: string;
 }
 
 /** Options of `ZooKeeper.connect`; every one is optional. */
@@ -99,7 +123,7 @@ export interface ConnectOptions {
   auth?: AuthInfo[];
   /** true, or node:tls connect options, for a secure client port. */
   tls?: boolean | ConnectionOptions;
-  /** SASL DIGEST-MD5 credentials; `connect()` rejects with AUTHFAILED when the server refuses them. */
+  /** SASL credentials (DIGEST-MD5 or GSSAPI); `connect()` rejects with AUTHFAILED when the login is refused. */
   sasl?: SaslOptions;
   /** Resume an existing session. */
   sessionId?: bigint;

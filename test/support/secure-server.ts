@@ -11,6 +11,7 @@ import { Buffer } from "node:buffer";
 import { makeCertificates, saslJaas, type Certificates } from "./secure.ts";
 import { startStandalone, type ServerOptions, type ZkServer } from "./zk-server.ts";
 import { freePorts } from "./zk-ports.ts";
+import type { TestKdc } from "./kdc.ts";
 
 // Our material lives outside the server dir (its path is only known inside startStandalone), so
 // config values are absolute paths. That suits the local JVM back end; a Docker back end would
@@ -120,6 +121,70 @@ export async function startSaslServer(opts: SaslServerOptions = {}): Promise<Sas
     });
     return {
       server, users, jaasPath, connectString: server.connectString,
+      async close() {
+        await server.close();
+        await dropDir(dir);
+      },
+    };
+  } catch (e) {
+    await dropDir(dir);
+    throw e;
+  }
+}
+
+export interface KerberosServerOptions extends ServerOptions {
+  /** The realm's KDC (test/support/kdc.ts); the server's principal and keytab are made there. */
+  readonly kdc: TestKdc;
+  /** The host part of the server's principal (default "localhost": zookeeper/localhost@REALM). */
+  readonly serviceHost?: string;
+  /** sessionRequireClientSASLAuth: every session must do SASL (default false). */
+  readonly required?: boolean;
+}
+
+export interface KerberosServer {
+  readonly server: ZkServer;
+  /** zookeeper/localhost@REALM */
+  readonly principal: string;
+  readonly connectString: string;
+  readonly jaasPath: string;
+  /** The server's keytab (JAAS keyTab=). */
+  readonly keytab: string;
+  close(): Promise<void>;
+}
+
+/** JAAS `Server` section for a Kerberized server: Krb5LoginModule with a keytab (KERBEROS.md). */
+export function kerberosJaas(keytab: string, principal: string): string {
+  return `Server {\n  com.sun.security.auth.module.Krb5LoginModule required\n  useKeyTab=true\n  keyTab=${jaasQuote(keytab)}\n` +
+    `  storeKey=true\n  useTicketCache=false\n  principal=${jaasQuote(principal)};\n};\n`;
+}
+
+const jaasQuote = (v: string): string => `"${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+
+/** A ZooKeeper server whose SASL is Kerberos: the SASL server's shape with Krb5LoginModule and the realm's krb5.conf. */
+export async function startKerberosServer(opts: KerberosServerOptions): Promise<KerberosServer> {
+  const { kdc } = opts;
+  const principal = `zookeeper/${opts.serviceHost ?? "localhost"}@${kdc.realm}`;
+  const dir = ownDir("zk-ts-krb-");
+  try {
+    // One principal per realm and host, shared by the servers of a test file: its keys are exported as they are.
+    let exists = false;
+    try {
+      exists = kdc.kadmin(`getprinc ${principal}`).includes("Principal:");
+    } catch {
+      exists = false;
+    }
+    if (!exists) kdc.addPrincipal(principal);
+    const keytab = join(dir, "zk.keytab");
+    kdc.kadmin(`ktadd -k ${keytab} -norandkey ${principal}`);
+    const jaasPath = join(dir, "jaas.conf");
+    writeFileSync(jaasPath, kerberosJaas(keytab, principal));
+    const server = await startStandalone({
+      ...opts,
+      config: { ...saslServerConfig(opts.required ?? false), ...opts.config },
+      jvmArgs: [`-Djava.security.auth.login.config=${jaasPath}`, `-Djava.security.krb5.conf=${kdc.krb5Conf}`, ...(opts.jvmArgs ?? [])],
+    });
+    return {
+      server, principal, jaasPath, keytab, connectString: server.connectString,
       async close() {
         await server.close();
         await dropDir(dir);

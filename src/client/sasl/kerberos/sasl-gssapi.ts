@@ -17,6 +17,7 @@
 //   security layer", integrity only;
 //   step(final, empty) → null; complete.
 import * as process from "node:process"; // a namespace import: the CommonJS build has no default-import interop
+import { systemClock, wallTime } from "../../clock.ts";
 import { SaslError, SaslErrorReason } from "../errors.ts";
 import type { SaslMechanism } from "../mechanism.ts";
 import { enctypeName } from "./crypto.ts";
@@ -71,7 +72,7 @@ export interface KerberosLoginOptions extends KdcTransportOptions {
   readonly ccache?: string;
   /** A krb5.conf path or a parsed config (default: $KRB5_CONFIG, else /etc/krb5.conf). */
   readonly krb5Config?: string | Krb5Config;
-  /** Milliseconds since the epoch (default Date.now). */
+  /** Milliseconds since the epoch (default: the wall clock, clock.ts wallTime). */
   readonly now?: () => number;
   /** Environment for KRB5_CONFIG / KRB5CCNAME (default process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -105,7 +106,7 @@ export class KerberosLogin {
   constructor(o: KerberosLoginOptions) {
     const env = o.env ?? process.env;
     this.config = typeof o.krb5Config === "object" ? o.krb5Config : loadKrb5Conf(o.krb5Config, env);
-    const now = o.now ?? (() => Date.now());
+    const now = o.now ?? wallTime(systemClock);
     this.#renewAt = o.renewAt ?? 0.8;
     this.#enctypes = o.enctypes;
     if (o.keytab !== undefined) {
@@ -175,8 +176,15 @@ export class KerberosLogin {
       const fromCache = this.#ccacheTicket(server);
       if (fromCache !== undefined) return fromCache;
     }
-    const tgt = await this.tgt(signal);
-    const cred = await tgsExchange(signal ? { ...this.#ctx, signal } : this.#ctx, { tgt, server, enctypes: this.#enctypes });
+    let cred: KerberosCredential;
+    try {
+      const tgt = await this.tgt(signal);
+      cred = await tgsExchange(signal ? { ...this.#ctx, signal } : this.#ctx, { tgt, server, enctypes: this.#enctypes });
+    } catch (e) {
+      // Renewing early, with no KDC answering: the ticket in hand still works until its end time.
+      if (cached !== undefined && e instanceof KerberosError && e.reason === KerberosErrorReason.KdcUnreachable && this.#ctx.now() < cached.endTime - 60_000) return cached;
+      throw e;
+    }
     this.#tickets.set(name, cred);
     return cred;
   }
@@ -246,7 +254,7 @@ function fromCcache(c: Credential): KerberosCredential {
 export interface GssapiMechanismOptions {
   /** The service ticket (from KerberosLogin.serviceTicket). */
   readonly credential: KerberosCredential;
-  /** ms since the epoch, read when initial() builds the authenticator (default Date.now). */
+  /** ms since the epoch, read when initial() builds the authenticator (default: the wall clock, clock.ts wallTime). */
   readonly now?: () => number;
   /** Ask for mutual authentication (default true: the server's AP-REP is verified). */
   readonly mutual?: boolean;
@@ -266,7 +274,7 @@ type State = "start" | "ap-rep" | "offer" | "final" | "done" | "failed";
 
 /** The RFC 4752 client state machine for one exchange (synchronous: the ticket is already there). */
 export function gssapiMechanism(o: GssapiMechanismOptions): GssapiSaslClient {
-  const now = o.now ?? (() => Date.now());
+  const now = o.now ?? wallTime(systemClock);
   const cred = o.credential;
   const principal = principalToString(cred.client);
   const service = principalToString(cred.server);

@@ -1,0 +1,287 @@
+// SASL GSSAPI (Kerberos) through ZooKeeper.connect against a real Kerberized ZooKeeper 3.8.0 server
+// (JAAS Server: Krb5LoginModule with a keytab for zookeeper/localhost@REALM) and a real MIT KDC
+// (test/support/kdc.ts: a realm in a temporary directory, nothing in /etc): a keytab login, a kinit
+// ccache login, sasl: ACLs (NOAUTH for another principal), an unknown service principal, the KDC down,
+// a link cut then the same session re-authenticated, and a server with sessionRequireClientSASLAuth=true.
+// Under CI=true a missing KDC package fails the file instead of skipping it.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import process from "node:process";
+import { describe, it } from "../support/bdd.ts";
+import { afterAll, beforeAll } from "../support/secure-hooks.ts";
+import { ErrorCode, Perms, ZooKeeper, ZooKeeperError, type ConnectOptions, type SessionState } from "../../src/index.ts";
+import { startFaultProxy } from "../support/fault-proxy.ts";
+import { freePort, missingKdcTools, startKdc, type TestKdc } from "../support/kdc.ts";
+import { startKerberosServer, type KerberosServer } from "../support/secure-server.ts";
+
+const missing = missingKdcTools();
+const ROOT = `/krb-${randomUUID()}`;
+const dec = (b: Uint8Array | null): string => new TextDecoder().decode(b ?? new Uint8Array(0));
+const hasSasl = (ids: { scheme: string; id: string }[], who: string): boolean => ids.some((i) => i.scheme === "sasl" && i.id === who);
+
+function nextState(zk: ZooKeeper, wanted: SessionState): Promise<void> {
+  return new Promise((resolve) => {
+    const on = (s: SessionState): void => {
+      if (s !== wanted) return;
+      zk.off("state", on);
+      resolve();
+    };
+    zk.on("state", on);
+  });
+}
+
+/** The failures' messages, for the report's table. */
+function report(what: string, e: unknown): void {
+  process.stderr.write(`[secure-kerberos] ${what}: ${e instanceof Error ? `${e.name} ${(e as ZooKeeperError).code ?? ""}: ${e.message}` : String(e)}\n`);
+}
+
+async function failure(p: Promise<ZooKeeper>, what: string): Promise<ZooKeeperError> {
+  const e = await p.then(
+    async (zk) => {
+      await zk.close();
+      return null;
+    },
+    (err: unknown) => err,
+  );
+  report(what, e);
+  assert.ok(e instanceof ZooKeeperError, `expected a ZooKeeperError, got ${String(e)}`);
+  return e;
+}
+
+if (missing.length > 0) {
+  describe("SASL GSSAPI (real Kerberized ZooKeeper 3.8.0)", () => {
+    it("needs the MIT KDC packages", () => {
+      if (process.env.CI === "true") assert.fail(`MIT Kerberos tools missing: ${missing.join(", ")}; install krb5-kdc krb5-admin-server krb5-user`);
+      process.stderr.write(`[secure-kerberos] skipped: ${missing.join(", ")} missing (install krb5-kdc krb5-admin-server krb5-user)\n`);
+    });
+  });
+} else {
+  describe("SASL GSSAPI (real Kerberized ZooKeeper 3.8.0)", () => {
+    let kdc: TestKdc;
+    let srv: KerberosServer;
+    let alice: string; // principal
+    let bob: string;
+    let aliceKeytab: string;
+    let bobKeytab: string;
+    const open: ZooKeeper[] = [];
+    const gssapi = (o: Partial<Extract<NonNullable<ConnectOptions["sasl"]>, { mechanism: "GSSAPI" }>>): ConnectOptions["sasl"] => ({
+      mechanism: "GSSAPI",
+      krb5Config: kdc.krb5Conf,
+      serviceHost: "localhost",
+      ...o,
+    });
+    async function connect(connectString: string, options: ConnectOptions): Promise<ZooKeeper> {
+      const zk = await ZooKeeper.connect(connectString, { connectTimeout: 10_000, sessionTimeout: 10_000, ...options });
+      open.push(zk);
+      return zk;
+    }
+
+    beforeAll(async () => {
+      kdc = await startKdc();
+      alice = `alice@${kdc.realm}`;
+      bob = `bob@${kdc.realm}`;
+      kdc.addPrincipal(alice, { requiresPreauth: true });
+      kdc.addPrincipal(bob, { requiresPreauth: true });
+      aliceKeytab = kdc.ktadd(alice, "alice.keytab");
+      bobKeytab = kdc.ktadd(bob, "bob.keytab");
+      srv = await startKerberosServer({ kdc });
+    }, 120_000);
+
+    afterAll(async () => {
+      await Promise.all(open.map((zk) => zk.close().catch(() => {})));
+      await srv?.close();
+      await kdc?.destroy();
+    }, 60_000);
+
+    it("a keytab login: whoAmI shows sasl:alice@REALM, a node under a sasl: ACL is created and read", async () => {
+      const zk = await connect(srv.connectString, { sasl: gssapi({ principal: alice, keytab: aliceKeytab }) });
+      assert.equal(zk.state, "connected");
+      const ids = await zk.whoAmI();
+      assert.ok(hasSasl(ids, alice), JSON.stringify(ids));
+      await zk.create(ROOT, "root", { acl: [{ perms: Perms.ALL, id: { scheme: "sasl", id: alice } }] });
+      assert.equal(dec((await zk.getData(ROOT)).data), "root");
+    }, 30_000);
+
+    it("a keytab given as bytes, the principal taken from it", async () => {
+      const zk = await connect(srv.connectString, { sasl: gssapi({ keytab: kdc.keytabBytes("alice.keytab") }) });
+      assert.ok(hasSasl(await zk.whoAmI(), alice));
+      assert.equal(dec((await zk.getData(ROOT)).data), "root");
+    }, 30_000);
+
+    it("a kinit ccache login (kinit -k -t into a FILE ccache, given as KRB5CCNAME's FILE: form)", async () => {
+      const ccache = kdc.kinit(alice, aliceKeytab, "alice.cc");
+      const zk = await connect(srv.connectString, { sasl: gssapi({ ccache: `FILE:${ccache}` }) });
+      assert.ok(hasSasl(await zk.whoAmI(), alice));
+      assert.equal(dec((await zk.getData(ROOT)).data), "root");
+    }, 30_000);
+
+    it("the defaults: $KRB5_CONFIG and $KRB5CCNAME (a plain path), nothing but the mechanism and serviceHost given", async () => {
+      const ccache = kdc.kinit(alice, aliceKeytab, "alice-env.cc");
+      const saved = { config: process.env.KRB5_CONFIG, ccname: process.env.KRB5CCNAME };
+      process.env.KRB5_CONFIG = kdc.krb5Conf;
+      process.env.KRB5CCNAME = ccache;
+      try {
+        const zk = await connect(srv.connectString, { sasl: { mechanism: "GSSAPI", serviceHost: "localhost" } });
+        assert.ok(hasSasl(await zk.whoAmI(), alice));
+      } finally {
+        for (const [k, v] of [["KRB5_CONFIG", saved.config], ["KRB5CCNAME", saved.ccname]] as const) {
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+        }
+      }
+    }, 30_000);
+
+    it("a sasl: ACL another principal cannot read: NOAUTH for bob", async () => {
+      const zk = await connect(srv.connectString, { sasl: gssapi({ principal: bob, keytab: bobKeytab }) });
+      assert.ok(hasSasl(await zk.whoAmI(), bob));
+      await assert.rejects(zk.getData(ROOT), (e: unknown) => e instanceof ZooKeeperError && e.code === ErrorCode.NOAUTH);
+    }, 30_000);
+
+    it("an unknown service principal rejects connect() with AUTHFAILED naming zookeeper/host@REALM, quickly", async () => {
+      const started = performance.now();
+      const e = await failure(ZooKeeper.connect(srv.connectString, { connectTimeout: 10_000, sasl: gssapi({ keytab: aliceKeytab, serviceHost: "nohost" }) }), "unknown service principal");
+      assert.equal(e.code, ErrorCode.AUTHFAILED);
+      assert.match(e.message, new RegExp(`zookeeper/nohost@${kdc.realm.replace(/\./g, "\\.")}`));
+      assert.ok(performance.now() - started < 5000, "a refused login must not wait for connectTimeout");
+    }, 30_000);
+
+    it("a ccache without a TGT rejects connect() with AUTHFAILED saying to run kinit", async () => {
+      const e = await failure(ZooKeeper.connect(srv.connectString, { connectTimeout: 10_000, sasl: gssapi({ ccache: `${kdc.dir}/no-such.cc` }) }), "no ccache");
+      assert.equal(e.code, ErrorCode.AUTHFAILED);
+      assert.match(e.message, /no-such\.cc/);
+    }, 30_000);
+
+    it("a stale keytab (an old key version) and an unknown client principal: AUTHFAILED naming them", async () => {
+      const dave = `dave@${kdc.realm}`;
+      kdc.addPrincipal(dave, { requiresPreauth: true });
+      const old = kdc.ktadd(dave, "dave-old.keytab");
+      kdc.ktadd(dave, "dave-new.keytab"); // a new key version at the KDC
+      const stale = await failure(ZooKeeper.connect(srv.connectString, { connectTimeout: 10_000, sasl: gssapi({ principal: dave, keytab: old }) }), "stale keytab");
+      assert.equal(stale.code, ErrorCode.AUTHFAILED);
+      assert.match(stale.message, /dave@/);
+      const unknown = await failure(
+        ZooKeeper.connect(srv.connectString, { connectTimeout: 10_000, sasl: gssapi({ principal: `carol@${kdc.realm}`, keytab: kdc.keytabBytes("dave-new.keytab") }) }),
+        "principal not in the keytab",
+      );
+      assert.equal(unknown.code, ErrorCode.AUTHFAILED);
+      assert.match(unknown.message, /carol@/);
+    }, 30_000);
+
+    it("the KDC down: connect() rejects within the connect timeout, naming the KDC's host:port", async () => {
+      const deadPort = await freePort();
+      const conf = kdc.writeKrb5Conf("dead-kdc.conf", {}, [`127.0.0.1:${deadPort}`]);
+      const started = performance.now();
+      const e = await failure(ZooKeeper.connect(srv.connectString, { connectTimeout: 3000, sasl: gssapi({ keytab: aliceKeytab, krb5Config: conf }) }), "KDC down");
+      const took = performance.now() - started;
+      assert.equal(e.code, ErrorCode.CONNECTIONLOSS);
+      assert.match(e.message, new RegExp(`127\\.0\\.0\\.1:${deadPort}`));
+      assert.match(e.message, /KDC/);
+      assert.ok(took < 4500, `took ${took} ms`);
+    }, 30_000);
+
+    it("after the link is cut, the same session is re-authenticated before anything queued goes out", async () => {
+      const proxy = await startFaultProxy("127.0.0.1", srv.server.clientPort);
+      try {
+        const zk = await connect(proxy.connectString, { sasl: gssapi({ principal: alice, keytab: aliceKeytab }) });
+        const session = zk.sessionId;
+        const down = nextState(zk, "disconnected");
+        const up = nextState(zk, "connected");
+        proxy.cut();
+        await down;
+        const read = zk.getData(ROOT); // needs sasl:alice on the new connection
+        await up;
+        assert.equal(dec((await read).data), "root");
+        assert.ok(hasSasl(await zk.whoAmI(), alice));
+        assert.equal(zk.sessionId, session);
+      } finally {
+        await proxy.close();
+      }
+    }, 30_000);
+
+    it("the KDC unreachable after the login: a reconnect re-authenticates with the service ticket in hand", async () => {
+      const kdcProxy = await startFaultProxy("127.0.0.1", kdc.port);
+      const zkProxy = await startFaultProxy("127.0.0.1", srv.server.clientPort);
+      try {
+        const conf = kdc.writeKrb5Conf("via-proxy.conf", {}, [`tcp/127.0.0.1:${kdcProxy.port}`]);
+        const zk = await connect(zkProxy.connectString, { sasl: gssapi({ principal: alice, keytab: aliceKeytab, krb5Config: conf }) });
+        assert.ok(hasSasl(await zk.whoAmI(), alice));
+        const session = zk.sessionId;
+        kdcProxy.refuse(true);
+        const down = nextState(zk, "disconnected");
+        const up = nextState(zk, "connected");
+        zkProxy.cut();
+        await down;
+        await up;
+        assert.ok(hasSasl(await zk.whoAmI(), alice));
+        assert.equal(dec((await zk.getData(ROOT)).data), "root");
+        assert.equal(zk.sessionId, session);
+      } finally {
+        await zkProxy.close();
+        await kdcProxy.close();
+      }
+    }, 30_000);
+
+    it("connect() times: none, keytab (a fresh login each: AS + TGS), median of 5", async () => {
+      const median = async (options: ConnectOptions): Promise<number> => {
+        const times: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          const t = performance.now();
+          const zk = await ZooKeeper.connect(srv.connectString, { connectTimeout: 10_000, ...options });
+          times.push(performance.now() - t);
+          await zk.close();
+        }
+        return times.sort((a, b) => a - b)[2] ?? 0;
+      };
+      const none = await median({});
+      const keytab = await median({ sasl: gssapi({ principal: alice, keytab: aliceKeytab }) });
+      process.stderr.write(`[secure-kerberos] connect() median of 5: no SASL ${none.toFixed(1)} ms, GSSAPI keytab ${keytab.toFixed(1)} ms\n`);
+      assert.ok(keytab > 0 && none > 0);
+    }, 60_000);
+
+    describe("a server with sessionRequireClientSASLAuth=true", () => {
+      let required: KerberosServer;
+      beforeAll(async () => {
+        required = await startKerberosServer({ kdc, required: true });
+      }, 120_000);
+      afterAll(async () => {
+        await required?.close();
+      }, 60_000);
+
+      it("a keytab login is served; a session without SASL is not", async () => {
+        const zk = await connect(required.connectString, { sasl: gssapi({ principal: bob, keytab: bobKeytab }) });
+        assert.ok(hasSasl(await zk.whoAmI(), bob));
+        await zk.exists("/");
+        const plain = await ZooKeeper.connect(required.connectString, { connectTimeout: 3000 }).then(
+          async (z) => {
+            open.push(z);
+            return z.exists("/").then(() => null, (err: unknown) => err);
+          },
+          (err: unknown) => err,
+        );
+        assert.ok(plain instanceof ZooKeeperError, `a session without SASL must fail, got ${String(plain)}`);
+      }, 30_000);
+
+      // Last: it changes the server's key (a new kvno only in the restarted server's keytab).
+      it("a reconnect whose login the server refuses (its key changed) ends the session in state authFailed", async () => {
+        const zk = await connect(required.connectString, { sasl: gssapi({ principal: alice, keytab: aliceKeytab }) });
+        const states: SessionState[] = [];
+        zk.on("state", (s) => states.push(s));
+        const failed = nextState(zk, "authFailed");
+        await required.server.kill();
+        rmSync(required.keytab, { force: true });
+        kdc.kadmin(`ktadd -k ${required.keytab} ${required.principal}`); // new random key: the client's cached ticket is for the old one
+        await required.server.start();
+        await failed;
+        assert.equal(zk.state, "authFailed");
+        assert.deepEqual(states, ["disconnected", "authFailed"]);
+        const e = await zk.exists("/").then(() => null, (err: unknown) => err);
+        assert.ok(e instanceof ZooKeeperError && e.code === ErrorCode.AUTHFAILED, String(e));
+        report("reconnect refused by the server", e);
+        // A new client gets a ticket for the new key and is served.
+        const again = await connect(required.connectString, { sasl: gssapi({ principal: alice, keytab: aliceKeytab }) });
+        assert.ok(hasSasl(await again.whoAmI(), alice));
+      }, 60_000);
+    });
+  });
+}

@@ -1,0 +1,76 @@
+// ConnectOptions.sasl with mechanism "GSSAPI" as the session sees it (sasl-exchange.ts saslFactory): the
+// options checked (BADARGUMENTS), the KDC's TCP dial through the session's dialer, an unreachable KDC as a
+// plain Error (the attempt failed: tried again, named by the connect timeout's message) and a login that
+// cannot work as SaslRefused (AUTHFAILED). No KDC here: the real one is in test/integration/secure-kerberos.test.ts.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, it } from "../support/bdd.ts";
+import { ErrorCode, ZooKeeperError } from "../../src/index.ts";
+import type { HostPort } from "../../src/protocol/connect-string.ts";
+import { systemClock, wallTime } from "../../src/client/clock.ts";
+import { SaslRefused, saslFactory, type SaslContext } from "../../src/client/sasl-exchange.ts";
+import type { Dialer } from "../../src/client/transport.ts";
+import type { SaslOptions } from "../../src/client/types.ts";
+
+describe("saslFactory: GSSAPI", () => {
+  let dir: string;
+  let conf: string;
+  const dialed: HostPort[] = [];
+  const refusing: Dialer = (target) => {
+    dialed.push(target);
+    return Promise.reject(Object.assign(new Error(`connect ECONNREFUSED ${target.host}:${target.port}`), { code: "ECONNREFUSED" }));
+  };
+  const ctx: SaslContext = { dialer: refusing, clock: systemClock, connectTimeout: 2000 };
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "zkts-gssapi-factory-"));
+    conf = join(dir, "krb5.conf");
+    writeFileSync(conf, "[libdefaults]\n  default_realm = EXAMPLE.TEST\n[realms]\n  EXAMPLE.TEST = {\n    kdc = tcp/127.0.0.1:1\n  }\n[domain_realm]\n  localhost = EXAMPLE.TEST\n");
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("checks the options: an unknown mechanism, empty strings, a keytab that is neither a path nor bytes", () => {
+    const bad = (o: unknown, pattern: RegExp): void => {
+      assert.throws(() => saslFactory(o as SaslOptions, ctx), (e: unknown) => e instanceof ZooKeeperError && e.code === ErrorCode.BADARGUMENTS && pattern.test(e.message));
+    };
+    bad({ mechanism: "PLAIN" }, /unsupported SASL mechanism "PLAIN" \(DIGEST-MD5 and GSSAPI/);
+    bad({ mechanism: "GSSAPI", serviceName: "" }, /sasl\.serviceName/);
+    bad({ mechanism: "GSSAPI", serviceHost: 7 }, /sasl\.serviceHost/);
+    bad({ mechanism: "GSSAPI", keytab: 42 }, /sasl\.keytab/);
+    bad({ mechanism: "DIGEST-MD5", username: "a" }, /username and a password/);
+  });
+
+  it("a keytab that cannot be read is a refused login (SaslRefused) naming the file", async () => {
+    const make = saslFactory({ mechanism: "GSSAPI", keytab: join(dir, "missing.keytab"), principal: "alice", krb5Config: conf }, ctx);
+    await assert.rejects(Promise.resolve().then(() => make({ host: "localhost", port: 2181 })), (e: unknown) => e instanceof SaslRefused && /missing\.keytab/.test(e.message));
+  });
+
+  it("the KDC is dialled through the session's dialer; unreachable, it is a failed attempt naming host:port", async () => {
+    // A keytab of one aes256 key for alice@EXAMPLE.TEST (format 0x502), made by hand: the KDC is never reached anyway.
+    const name = (s: string): number[] => [0, s.length, ...new TextEncoder().encode(s)];
+    const body = [0, 1, ...name("EXAMPLE.TEST"), ...name("alice"), 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 18, 0, 32, ...new Array<number>(32).fill(7)];
+    const keytab = new Uint8Array([5, 2, 0, 0, 0, body.length, ...body]);
+    dialed.length = 0;
+    const make = saslFactory({ mechanism: "GSSAPI", keytab, krb5Config: conf }, ctx);
+    const e = await Promise.resolve()
+      .then(() => make({ host: "localhost", port: 2181 }))
+      .then(() => null, (err: unknown) => err);
+    assert.ok(e instanceof Error && !(e instanceof SaslRefused), `expected a plain Error, got ${String(e)}`);
+    assert.match(e.message, /alice@EXAMPLE\.TEST for zookeeper\/localhost@EXAMPLE\.TEST/);
+    assert.match(e.message, /127\.0\.0\.1:1 tcp: .*ECONNREFUSED/);
+    assert.deepEqual(dialed, [{ host: "127.0.0.1", port: 1 }]);
+  });
+
+  it("wallTime: whole ms since the epoch that move with the clock", () => {
+    let t = 1000.25;
+    const now = wallTime({ now: () => t });
+    const a = now();
+    t += 1500.5;
+    const b = now();
+    assert.ok(Number.isInteger(a) && Number.isInteger(b));
+    assert.ok(Math.abs(b - a - 1500) <= 1);
+    assert.ok(Math.abs(a - new Date().getTime()) < 5000);
+  });
+});
