@@ -3,6 +3,7 @@
 // session's Transport (a proxy, Deno.connect, the simulation's network) like every other connection,
 // and times out on the session's clock.
 import type { HostPort } from "../protocol/connect-string.ts";
+import { concatBytes } from "./bytes.ts";
 import type { Clock } from "./clock.ts";
 import { dialWithin } from "./dial.ts";
 import type { Dialer, DialOptions } from "./transport.ts";
@@ -17,7 +18,7 @@ export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd
       done = true;
       clock.clearTimeout(timer);
       if (err) reject(err);
-      else resolve(new TextDecoder().decode(concat(chunks)));
+      else resolve(new TextDecoder().decode(concatBytes(...chunks)));
     };
     // The whole exchange, not just the dial, is bounded: a server that accepts and never answers.
     const timer = clock.setTimeout(() => {
@@ -32,16 +33,4 @@ export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd
       })
       .catch((e: Error) => finish(e));
   });
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const c of chunks) n += c.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

@@ -7,6 +7,7 @@
 // Only AES-CBC (aes-128-cbc / aes-256-cbc without padding), HMAC and PBKDF2 of node:crypto are used, so
 // the same code runs under Node, Bun and Deno. Keys, passwords and plaintexts never reach an error message.
 import { createCipheriv, createDecipheriv, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
+import { concatBytes } from "../../bytes.ts";
 import { KrbCryptoError, KrbCryptoErrorReason } from "./errors.ts";
 
 /** Enctype numbers (RFC 3961 §8, RFC 3962, RFC 8009, IANA "Kerberos Encryption Type Numbers"). */
@@ -261,17 +262,6 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
-function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 const utf8 = (s: string | Uint8Array): Uint8Array => (typeof s === "string" ? new TextEncoder().encode(s) : s);
 

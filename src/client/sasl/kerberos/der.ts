@@ -7,6 +7,7 @@
 // The reader parses a whole element into a tree first, with limits on input size, nesting depth and
 // element count; anything malformed becomes a DerError naming what was wrong and where. It never
 // loops without consuming input and never lets a TypeError or RangeError escape.
+import { concatBytes } from "../../bytes.ts";
 import { DerError } from "./errors.ts";
 
 export const TagClass = { Universal: 0, Application: 1, Context: 2, Private: 3 } as const;
@@ -417,20 +418,8 @@ export function tlv(cls: TagClass, constructed: boolean, tag: number, content: U
   return out;
 }
 
-function join(parts: readonly Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /** SEQUENCE (or SEQUENCE OF) of already-encoded elements. */
-export const encodeSequence = (items: readonly Uint8Array[]): Uint8Array => tlv(TagClass.Universal, true, UniversalTag.Sequence, join(items));
+export const encodeSequence = (items: readonly Uint8Array[]): Uint8Array => tlv(TagClass.Universal, true, UniversalTag.Sequence, concatBytes(...items));
 
 /** [n] EXPLICIT around an encoded element. */
 export const encodeExplicit = (tag: number, item: Uint8Array): Uint8Array => tlv(TagClass.Context, true, tag, item);

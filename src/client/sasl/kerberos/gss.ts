@@ -4,6 +4,7 @@
 // RFC 4121 §4.2.6 (flags SentByAcceptor / Sealed / AcceptorSubkey, EC, RRC, 64-bit SND_SEQ, key usages
 // 22–25). Both sides are here: the initiator is what the client uses; the acceptor half serves tests
 // (and is what a ZooKeeper server does in Java).
+import { concatBytes } from "../../bytes.ts";
 import { randomBytes } from "node:crypto";
 import { enctype, enctypeName, isSupportedEnctype } from "./crypto.ts";
 import { decodeDerPrefix, encodeObjectIdentifier, objectIdentifier, TagClass, tlv, UniversalTag } from "./der.ts";
@@ -409,15 +410,6 @@ function header(tokId: number, flags: number, ec: number, rrc: number, seq: bigi
   return h;
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 function ownFlags(ctx: GssContext): number {
   return (ctx.role === "acceptor" ? FLAG_SENT_BY_ACCEPTOR : 0) | (ctx.acceptorSubkey !== undefined ? FLAG_ACCEPTOR_SUBKEY : 0);
@@ -438,15 +430,15 @@ export function wrap(ctx: GssContext, message: Uint8Array, options: { confidenti
   let ec: number;
   if (options.confidential) {
     ec = 0;
-    body = e.encrypt(key.key, usage, concat(message, header(TokId.WRAP, flags, ec, 0, seq)));
+    body = e.encrypt(key.key, usage, concatBytes(message, header(TokId.WRAP, flags, ec, 0, seq)));
   } else {
     ec = e.checksumLength;
-    const cksum = e.checksum(key.key, usage, concat(message, header(TokId.WRAP, flags, 0, 0, seq)));
-    body = concat(message, cksum);
+    const cksum = e.checksum(key.key, usage, concatBytes(message, header(TokId.WRAP, flags, 0, 0, seq)));
+    body = concatBytes(message, cksum);
   }
   const rrc = options.rrc ?? 0;
   if (rrc !== 0) body = rotateRight(body, rrc);
-  return concat(header(TokId.WRAP, flags, ec, rrc, seq), body);
+  return concatBytes(header(TokId.WRAP, flags, ec, rrc, seq), body);
 }
 
 export interface Unwrapped {
@@ -487,7 +479,7 @@ export function unwrap(ctx: GssContext, token: Uint8Array): Unwrapped {
     }
     if (plain.length < 16 + ec) throw badToken("a sealed wrap token is shorter than its filler and header copy");
     const inner = plain.subarray(plain.length - 16);
-    const expected = concat(hdr.subarray(0, 6), new Uint8Array(2), hdr.subarray(8));
+    const expected = concatBytes(hdr.subarray(0, 6), new Uint8Array(2), hdr.subarray(8));
     if (!equal(inner, expected)) throw gssError(KerberosErrorReason.MutualAuthFailed, "a sealed wrap token's encrypted header copy does not match its header");
     message = plain.slice(0, plain.length - 16 - ec);
   } else {
@@ -495,7 +487,7 @@ export function unwrap(ctx: GssContext, token: Uint8Array): Unwrapped {
     if (body.length < ec) throw badToken(`a wrap token body of ${body.length} bytes is shorter than its ${ec}-byte checksum`);
     message = body.slice(0, body.length - ec);
     const cksum = body.subarray(body.length - ec);
-    const signed = concat(message, hdr.subarray(0, 4), new Uint8Array(4), hdr.subarray(8));
+    const signed = concatBytes(message, hdr.subarray(0, 4), new Uint8Array(4), hdr.subarray(8));
     try {
       e.verifyChecksum(key.key, usage, signed, cksum);
     } catch (err) {
@@ -516,7 +508,7 @@ export function getMic(ctx: GssContext, message: Uint8Array): Uint8Array {
   const seq = ctx.sendSeq;
   ctx.sendSeq = (ctx.sendSeq + 1n) & 0xffffffffffffffffn;
   const hdr = header(TokId.MIC, ownFlags(ctx), 0, 0, seq);
-  return concat(hdr, e.checksum(key.key, signUsage(ctx.role), concat(message, hdr)));
+  return concatBytes(hdr, e.checksum(key.key, signUsage(ctx.role), concatBytes(message, hdr)));
 }
 
 /** Verifies a peer's MIC token over a message (GSS_VerifyMIC). */
@@ -531,7 +523,7 @@ export function verifyMic(ctx: GssContext, message: Uint8Array, token: Uint8Arra
   const e = enctype(key.enctype);
   if (token.length !== 16 + e.checksumLength) throw badToken(`a MIC token of ${token.length} bytes; expected ${16 + e.checksumLength} for ${enctypeName(key.enctype)}`);
   try {
-    e.verifyChecksum(key.key, signUsage(sender), concat(message, token.subarray(0, 16)), token.subarray(16));
+    e.verifyChecksum(key.key, signUsage(sender), concatBytes(message, token.subarray(0, 16)), token.subarray(16));
   } catch (err) {
     if (err instanceof KrbCryptoError && err.reason === KrbCryptoErrorReason.Integrity) throw gssError(KerberosErrorReason.MutualAuthFailed, "the MIC token does not verify: wrong key or altered message", err);
     throw err;
@@ -555,13 +547,13 @@ function checkDirection(ctx: GssContext, flags: number, what: string): "initiato
 function rotateRight(b: Uint8Array, n: number): Uint8Array {
   const k = n % b.length;
   if (k === 0) return b;
-  return concat(b.subarray(b.length - k), b.subarray(0, b.length - k));
+  return concatBytes(b.subarray(b.length - k), b.subarray(0, b.length - k));
 }
 
 function rotateLeft(b: Uint8Array, n: number): Uint8Array {
   const k = n % b.length;
   if (k === 0) return b;
-  return concat(b.subarray(k), b.subarray(0, k));
+  return concatBytes(b.subarray(k), b.subarray(0, k));
 }
 
 function equal(a: Uint8Array, b: Uint8Array): boolean {
