@@ -61,7 +61,7 @@ export function parseCommand(command: string, argv: readonly string[], extra: Op
   const args = parse(end < 0 ? [...argv] : argv.slice(0, end), { ...extra, ...spec.options }, true);
   if (end >= 0) args.rest = argv.slice(end + 1);
   if (spec.rest && end < 0) throw new UsageError(`${command}: no -- before the COMMAND`);
-  if (spec.rest && (args.rest ?? []).length === 0) throw new UsageError(`${command}: no COMMAND after --`);
+  if (spec.rest && (args.rest === undefined || args.rest.length === 0 || args.rest[0] === "")) throw new UsageError(`${command}: no COMMAND after --`);
   const n = args.positionals.length;
   if (n < spec.min || n > spec.max) throw new UsageError(`${command}: expected ${spec.usage}`);
   for (const [name, [what, min]] of Object.entries(spec.ints ?? {})) intOption(args, name, what, min);

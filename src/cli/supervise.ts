@@ -151,11 +151,9 @@ interface Options {
   graceMs: number;
 }
 
+/** The command line parseCommand checked (a `--`, a COMMAND after it). */
 function options(command: string, a: Parsed): Options {
-  const argv = a.rest ?? [];
-  if (a.rest === undefined) throw new UsageError(`${command}: no -- before the COMMAND`);
-  if (argv.length === 0 || argv[0] === "") throw new UsageError(`${command}: no COMMAND after --`);
-  return { path: a.positionals[0], argv, graceMs: intOption(a, "grace", `${command} --grace MS`, 0) ?? 5000 };
+  return { path: a.positionals[0], argv: a.rest ?? [], graceMs: intOption(a, "grace", `${command} --grace MS`, 0) ?? 5000 };
 }
 
 /** Fires `onLapse` when the lease (heard from within the read timeout) lapses: on a timer and on a resume. */
