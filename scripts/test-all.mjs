@@ -54,6 +54,7 @@ const CROSS_RUNTIME = [
   "test/integration/observability.test.ts",
   "test/integration/kerberos-kdc.test.ts",
   "test/integration/secure-kerberos.test.ts",
+  "test/integration/cli-kerberos.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

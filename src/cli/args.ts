@@ -15,6 +15,12 @@ export const GLOBAL_OPTIONS: OptionSpec = {
   "sasl-user": { type: "string" },
   "sasl-password-file": { type: "string" },
   "sasl-password": { type: "string" }, // refused with a clear message: never on a command line
+  "sasl-mechanism": { type: "string" },
+  keytab: { type: "string" },
+  principal: { type: "string" },
+  "krb5-config": { type: "string" },
+  "sasl-service-name": { type: "string" },
+  "sasl-service-host": { type: "string" },
   auth: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
 };

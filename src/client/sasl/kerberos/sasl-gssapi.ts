@@ -16,6 +16,7 @@
 //   (acceptor key usage 22) and answers a wrap token of [01 00 00 00] + the authorization id: "no
 //   security layer", integrity only;
 //   step(final, empty) → null; complete.
+import { existsSync } from "node:fs";
 import * as process from "node:process"; // a namespace import: the CommonJS build has no default-import interop
 import { systemClock, wallTime } from "../../clock.ts";
 import { SaslError, SaslErrorReason } from "../errors.ts";
@@ -119,7 +120,7 @@ export class KerberosLogin {
       }
     } else {
       this.#ccachePath = o.ccache ?? defaultCcachePath(env);
-      const cc = loadCcache(this.#ccachePath);
+      const cc = readCcache(this.#ccachePath, o.ccache !== undefined ? "the ccache option" : env.KRB5CCNAME ? "$KRB5CCNAME" : "the default ccache (no $KRB5CCNAME)");
       this.principal = o.principal !== undefined ? parsePrincipal(o.principal, this.config.defaultRealm) : cc.defaultPrincipal;
       if (!samePrincipal(this.principal, cc.defaultPrincipal)) {
         throw new KerberosError(KerberosErrorReason.Config, `the ccache ${this.#ccachePath} is for ${principalToString(cc.defaultPrincipal)}, not ${principalToString(this.principal)}`);
@@ -229,6 +230,15 @@ export class KerberosLogin {
     }
     return fromCcache(valid);
   }
+}
+
+/** Loads a ccache; a missing one says where the path came from and what to do (kinit, or a keytab). */
+function readCcache(path: string, from: string): ReturnType<typeof loadCcache> {
+  const file = path.replace(/^FILE:/, "");
+  if (!existsSync(file)) {
+    throw new KerberosError(KerberosErrorReason.Expired, `no credentials cache at ${file} (${from}): run kinit, or give a keytab`);
+  }
+  return loadCcache(path);
 }
 
 function fromCcache(c: Credential): KerberosCredential {
