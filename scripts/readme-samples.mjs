@@ -1,46 +1,59 @@
 #!/usr/bin/env node
-// README samples that work as written. Every ```ts block of README.md is written to tmp/readme-samples/,
-// type-checked against the BUILT package (`zookeeper-ts` resolves through package.json exports to dist/*.d.ts,
-// with no path mapping to the sources) together with the type test test/types/public-api.ts, and then every
-// block not marked ```ts no-run is transpiled to plain JavaScript and run with `node` against ZK_CONNECT
-// (each `127.0.0.1:2181` in a sample becomes that address). A sample must end by itself, within 60 s.
-// Usage: node scripts/readme-samples.mjs [--no-run]   (needs `npm run build` first; ZK_CONNECT to run)
-import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// Documentation samples that work as written. Every ```ts block of README.md and of every guide in docs/*.md is
+// written to tmp/readme-samples/, type-checked against the BUILT package (`zookeeper-ts` resolves through
+// package.json exports to dist/*.d.ts, with no path mapping to the sources) together with the type test
+// test/types/public-api.ts, and then every block not marked ```ts no-run is transpiled to plain JavaScript and
+// run with `node` against ZK_CONNECT (each `127.0.0.1:2181` in a sample becomes that address); with ZK_CONNECT
+// unset it brings up a throwaway server through test/support (zk-shared-main.ts) and stops it at the end. A
+// sample must end by itself, within 60 s. Samples run in order: README.md first, then the guides by file name.
+// Usage: node scripts/readme-samples.mjs [--no-run]   (needs `npm run build` first; `npm run readme` does both)
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "tmp/readme-samples");
-const lines = readFileSync(join(root, "README.md"), "utf8").split("\n");
+const sources = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).sort().map((f) => `docs/${f}`)];
 
-/** The ```ts blocks: start line, flags after the language, code. Only fences at the start of a line count. */
-const blocks = [];
-let heading = "top";
-for (let i = 0; i < lines.length; i++) {
-  const h = /^#+\s+(.*)$/.exec(lines[i]);
-  if (h) heading = h[1];
-  const open = /^```ts(?:\s+(.*))?$/.exec(lines[i].trimEnd());
-  if (!open) continue;
-  const start = i + 1;
-  const body = [];
-  for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
-  const flags = (open[1] ?? "").split(/\s+/).filter(Boolean);
-  const unknown = flags.filter((f) => f !== "no-run");
-  if (unknown.length) throw new Error(`README.md:${start}: unknown flag(s) ${unknown.join(", ")} (only "no-run")`);
-  blocks.push({ line: start, heading, run: !flags.includes("no-run"), code: body.join("\n") + "\n" });
+/** The ```ts blocks of one file: start line, flags after the language, code. Only fences at the start of a line count. */
+function blocksOf(source) {
+  const lines = readFileSync(join(root, source), "utf8").split("\n");
+  const found = [];
+  let heading = "top";
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^```(\S*)(?:\s+(.*))?$/.exec(lines[i].trimEnd());
+    if (!fence) {
+      const h = /^#+\s+(.*)$/.exec(lines[i]);
+      if (h) heading = h[1];
+      continue;
+    }
+    const start = i + 1;
+    const body = [];
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
+    if (fence[1] !== "ts") continue; // another language (sh, ini, a table in a plain fence): skipped whole
+    const flags = (fence[2] ?? "").split(/\s+/).filter(Boolean);
+    const unknown = flags.filter((f) => f !== "no-run");
+    if (unknown.length) throw new Error(`${source}:${start}: unknown flag(s) ${unknown.join(", ")} (only "no-run")`);
+    found.push({ source, line: start, heading, run: !flags.includes("no-run"), code: body.join("\n") + "\n" });
+  }
+  return found;
 }
 
+const blocks = sources.flatMap(blocksOf);
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const slug = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40);
 for (const [n, b] of blocks.entries()) {
-  b.file = join(out, `${String(n + 1).padStart(2, "0")}-${slug(b.heading)}.ts`);
+  b.where = `${b.source}:${b.line}`;
+  b.file = join(out, `${String(n + 1).padStart(2, "0")}-${slug(b.source.replace(/\.md$/, ""))}-${slug(b.heading)}.ts`);
   // A leading `export {}` makes each sample its own module even if it imports nothing (top-level await).
-  writeFileSync(b.file, `// README.md line ${b.line} (${b.heading})\nexport {};\n${b.code}`);
+  writeFileSync(b.file, `// ${b.where} (${b.heading})\nexport {};\n${b.code}`);
 }
-console.log(`[readme] ${blocks.length} ts blocks in README.md (${blocks.filter((b) => b.run).length} to run, ${blocks.filter((b) => !b.run).length} no-run)`);
+const per = sources.map((s) => [s, blocks.filter((b) => b.source === s)]).filter(([, bs]) => bs.length);
+console.log(`[readme] ${blocks.length} ts blocks (${blocks.filter((b) => b.run).length} to run, ${blocks.filter((b) => !b.run).length} no-run) in ${per.map(([s, bs]) => `${s} ${bs.length}`).join(", ")}`);
 
 // Type-check against the built package: the root tsconfig's options, without its paths to src/.
 writeFileSync(join(out, "tsconfig.json"), JSON.stringify({
@@ -49,29 +62,51 @@ writeFileSync(join(out, "tsconfig.json"), JSON.stringify({
   include: ["./*.ts", "../../test/types/*.ts"],
 }, null, 2));
 const tsc = spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(out, "tsconfig.json")], { cwd: root, encoding: "utf8" });
-process.stdout.write(tsc.stdout + tsc.stderr);
+// tsc names the extracted files; name the document and line each came from too.
+const origin = (text) => text.replace(/(tmp\/readme-samples\/[^(:\s]+\.ts)\((\d+),(\d+)\)/g, (m, f, l, c) => {
+  const b = blocks.find((x) => relative(root, x.file) === f);
+  return b ? `${m} [${b.source}:${b.line + Number(l) - 2}]` : m;
+});
+process.stdout.write(origin(tsc.stdout + tsc.stderr));
 const failures = [];
-if (tsc.status !== 0) failures.push("type check of the README samples and the type test against the built package");
+if (tsc.status !== 0) failures.push("type check of the documentation samples and the type test against the built package");
 else console.log(`[readme] type check ok: ${blocks.length} samples + test/types/public-api.ts against dist/*.d.ts`);
 
+/** A throwaway standalone server from test/support, for a run without ZK_CONNECT; stopped by closing its stdin. */
+async function throwawayServer() {
+  const child = spawn(process.execPath, ["--import", "tsx", join(root, "test/support/zk-shared-main.ts")], { cwd: root, stdio: ["pipe", "pipe", "inherit"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const first = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`the throwaway server did not start (exit ${code})`)));
+  });
+  const { connectString } = JSON.parse(first);
+  console.log(`[readme] ZK_CONNECT is not set: throwaway server ${connectString} (test/support/zk-shared-main.ts)`);
+  return { connectString, stop: async () => { child.stdin.end(); await exited; } };
+}
+
 if (!process.argv.includes("--no-run")) {
-  const target = process.env.ZK_CONNECT;
-  if (!target) throw new Error("ZK_CONNECT is not set: the samples run against a test server");
+  const server = process.env.ZK_CONNECT ? undefined : await throwawayServer();
+  const target = process.env.ZK_CONNECT ?? server.connectString;
   const host = target.split(",")[0].split("/")[0];
-  for (const b of blocks.filter((x) => x.run)) {
-    const js = ts.transpileModule(readFileSync(b.file, "utf8").replaceAll("127.0.0.1:2181", host), {
-      compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: true },
-    }).outputText;
-    const file = b.file.replace(/\.ts$/, ".mjs");
-    writeFileSync(file, js);
-    const t = Date.now();
-    const r = spawnSync(process.execPath, [file], { cwd: root, encoding: "utf8", timeout: 60_000, env: process.env });
-    const secs = ((Date.now() - t) / 1000).toFixed(1);
-    const ok = r.status === 0;
-    console.log(`[readme] ${ok ? "ran" : "FAILED"} README.md:${b.line} (${b.heading}) with node ${process.version} in ${secs} s${r.signal ? ` (killed: ${r.signal}, did not end)` : ""}`);
-    const text = (r.stdout + r.stderr).trim();
-    if (text) console.log(text.split("\n").map((l) => `    ${l}`).join("\n"));
-    if (!ok) failures.push(`README.md:${b.line} (${relative(root, file)})`);
+  try {
+    for (const b of blocks.filter((x) => x.run)) {
+      const js = ts.transpileModule(readFileSync(b.file, "utf8").replaceAll("127.0.0.1:2181", host), {
+        compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: true },
+      }).outputText;
+      const file = b.file.replace(/\.ts$/, ".mjs");
+      writeFileSync(file, js);
+      const t = Date.now();
+      const r = spawnSync(process.execPath, [file], { cwd: root, encoding: "utf8", timeout: 60_000, env: process.env });
+      const secs = ((Date.now() - t) / 1000).toFixed(1);
+      const ok = r.status === 0;
+      console.log(`[readme] ${ok ? "ran" : "FAILED"} ${b.where} (${b.heading}) with node ${process.version} in ${secs} s${r.signal ? ` (killed: ${r.signal}, did not end)` : ""}`);
+      const text = (r.stdout + r.stderr).trim();
+      if (text) console.log(text.split("\n").map((l) => `    ${l}`).join("\n"));
+      if (!ok) failures.push(`${b.where} (${relative(root, file)})`);
+    }
+  } finally {
+    await server?.stop();
   }
 }
 for (const f of failures) console.error(`[readme] failed: ${f}`);
