@@ -11,8 +11,7 @@ import type { Clock } from "./clock.ts";
 import { type SaslClient, type SaslFactory, SaslRefused, saslExchange } from "./sasl-exchange.ts";
 import type { EndState } from "./session-states.ts";
 import type { Dialer, Link } from "./transport.ts";
-import type { Logger } from "./types.ts";
-import type { ConnectionOptions as TlsOptions } from "node:tls";
+import type { Logger, TlsOptions } from "./types.ts";
 
 export type Outcome =
   | { kind: "established"; conn: Connection; res: ConnectResponse }

@@ -2,7 +2,6 @@
 // runs on its own, so one that throws neither stops the others nor the emitter's bookkeeping, and what it
 // threw is never dropped: the client logs it at error level and emits it as "listenerError"; with neither
 // a logger nor a "listenerError" listener, it goes to console.error.
-import type { EventEmitter } from "node:events";
 import type { Logger } from "./types.ts";
 import { microtask } from "./microtask.ts";
 
@@ -23,11 +22,20 @@ export interface ListenerErrorSink {
 }
 
 /**
+ * What `emitIsolated` needs of an emitter: its listeners of an event (a node:events EventEmitter, a `ZooKeeper`,
+ * a recipe, or any `TypedEmitter`).
+ */
+export interface ListenerSource {
+  /** The listeners of `event` as registered, in call order. */
+  rawListeners(event: string): readonly unknown[];
+}
+
+/**
  * Emits `event` on `emitter` (a recipe's, or any EventEmitter built on a client) calling each listener on
  * its own: one that throws is reported to `sink` (the client: logged, and its `"listenerError"` event) and
  * the following listeners still run. Returns whether there was a listener, as `emit` does.
  */
-export function emitIsolated(sink: ListenerErrorSink, emitter: EventEmitter, source: string, event: string, ...args: unknown[]): boolean {
+export function emitIsolated(sink: ListenerErrorSink, emitter: ListenerSource, source: string, event: string, ...args: unknown[]): boolean {
   const listeners = emitter.rawListeners(event);
   for (const listener of listeners) {
     try {
@@ -58,7 +66,7 @@ export function deliverIsolated<E>(sink: ListenerErrorSink, list: readonly ((eve
 }
 
 /** The client's side of the policy: log (when a logger was given), then `"listenerError"`, else console.error. */
-export function reportListenerError(client: EventEmitter, logger: Logger | null, info: ListenerError): void {
+export function reportListenerError(client: ListenerSource, logger: Logger | null, info: ListenerError): void {
   const line = describe(info);
   logger?.error(line, info.error);
   const listeners = client.rawListeners("listenerError");

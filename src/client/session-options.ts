@@ -8,9 +8,8 @@ import { fourLetterWord } from "./four-letter.ts";
 import { type ServerMemory, serverMemory } from "./features.ts";
 import { type SaslFactory, saslFactory } from "./sasl-exchange.ts";
 import { type Dialer, type Transport, defaultTransport } from "./transport.ts";
-import type { ConnectOptions, Logger, SessionState, WatchedEvent } from "./types.ts";
+import type { ConnectOptions, Logger, SessionState, TlsOptions, WatchedEvent } from "./types.ts";
 import type { WatchRegistry } from "./watches.ts";
-import type { ConnectionOptions as TlsOptions } from "node:tls";
 
 /** Time allowed for the first session when `connectTimeout` is not given, ms (Curator's and kazoo's default too). */
 export const DEFAULT_CONNECT_TIMEOUT = 15_000;

@@ -6,6 +6,7 @@ import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import type { HostPort } from "../protocol/connect-string.ts";
 import { systemClock } from "./clock.ts";
+import type { TlsOptions } from "./types.ts";
 
 /** A duplex byte stream to one server, as a Transport gives it. */
 export interface Link {
@@ -29,8 +30,8 @@ export interface LinkHandlers {
 
 /** What a connect() is asked for: TLS (ConnectOptions.tls as given) and how long establishing may take. */
 export interface DialOptions {
-  /** true, or node:tls options: the stream must be TLS (with these options). */
-  tls?: boolean | ConnectionOptions;
+  /** true, or TLS options (ConnectOptions.tls as given): the stream must be TLS. */
+  tls?: boolean | TlsOptions;
   /** Give up (reject) after this many ms. */
   timeoutMs: number;
   /**
@@ -62,7 +63,8 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
     const remote = target.host.includes(":") ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`;
     let socket: Socket;
     if (opts.tls) {
-      const extra = opts.tls === true ? {} : opts.tls;
+      // TlsOptions (types.ts) is a subset of node:tls's ConnectionOptions, with the same types: passed on as given.
+      const extra: ConnectionOptions = opts.tls === true ? {} : (opts.tls as ConnectionOptions);
       // SNI is only for names; an IP address goes in the certificate check via `host`.
       const servername = extra.servername ?? (isIP(target.host) ? undefined : target.host);
       socket = tlsConnect({ host: target.host, port: target.port, ...extra, ...(servername ? { servername } : {}) });

@@ -1,6 +1,5 @@
 // Public types of the client (reference: `npm run docs`): session states, events, options, op results.
 import type { ACL, Id, Stat } from "../protocol/records.ts";
-import type { ConnectionOptions } from "node:tls";
 import type { CallOptions } from "./abort.ts";
 import type { Clock } from "./clock.ts";
 import type { Transport } from "./transport.ts";
@@ -108,6 +107,108 @@ export interface SaslGssapiOptions {
   serviceHost?: string;
 }
 
+/** A TLS protocol version, as `minVersion` and `maxVersion` take it. */
+export type TlsVersion = "TLSv1.3" | "TLSv1.2" | "TLSv1.1" | "TLSv1";
+
+/** A private key in PEM with its own passphrase (`TlsOptions.key`). */
+export interface TlsKey {
+  /** The key, PEM. */
+  pem: string | Uint8Array;
+  /** Its passphrase (default: `TlsOptions.passphrase`); never logged. */
+  passphrase?: string;
+}
+
+/** A PFX / PKCS#12 bundle with its own passphrase (`TlsOptions.pfx`). */
+export interface TlsPfx {
+  /** The bundle's bytes (or its base64 text). */
+  buf: string | Uint8Array;
+  /** Its passphrase (default: `TlsOptions.passphrase`); never logged. */
+  passphrase?: string;
+}
+
+/** A distinguished name of a certificate, by attribute (e.g. `{ O: "acme", CN: "zk1" }`). */
+export interface TlsCertificateName {
+  /** Country. */
+  C?: string;
+  /** State or province. */
+  ST?: string;
+  /** Locality. */
+  L?: string;
+  /** Organization. */
+  O?: string;
+  /** Organizational unit. */
+  OU?: string;
+  /** Common name. */
+  CN?: string;
+}
+
+/** The server's certificate as `TlsOptions.checkServerIdentity` gets it (the fields of node:tls's PeerCertificate it can rely on). */
+export interface TlsPeerCertificate {
+  /** The subject's name. */
+  subject: TlsCertificateName;
+  /** The issuer's name. */
+  issuer: TlsCertificateName;
+  /** The subject alternative names, e.g. `"DNS:zk1.example.com, IP Address:10.0.0.1"`. */
+  subjectaltname?: string;
+  /** Start of validity, e.g. `"Sep  3 20:10:18 2025 GMT"`. */
+  valid_from: string;
+  /** End of validity. */
+  valid_to: string;
+  /** The serial number, hex. */
+  serialNumber: string;
+  /** The SHA-256 fingerprint, colon-separated hex. */
+  fingerprint256: string;
+  /** The certificate, DER. */
+  raw: Uint8Array;
+}
+
+/** A context made by node:tls's `createSecureContext()` (`TlsOptions.secureContext`). */
+export interface TlsSecureContext {
+  /** The runtime's native context. */
+  context: unknown;
+}
+
+/**
+ * TLS options of `ConnectOptions.tls`: the node:tls connect options that apply to a ZooKeeper client port, passed to
+ * the default transport's `tls.connect` as given (a node:tls `ConnectionOptions` object fits as it is). The same
+ * options serve every host, every reconnect and the read-only probes. The server's certificate is verified against
+ * `servername` when given, else against the connect string's host. Keys and passphrases are never logged.
+ */
+export interface TlsOptions {
+  /** Trusted CA certificates, PEM (default: the runtime's trust store). */
+  ca?: string | Uint8Array | (string | Uint8Array)[];
+  /** The client certificate chain, PEM: mutual TLS (with `key`); the server records `x509:<subject DN>`. */
+  cert?: string | Uint8Array | (string | Uint8Array)[];
+  /** The client's private key, PEM (with `cert`). */
+  key?: string | Uint8Array | (string | Uint8Array | TlsKey)[];
+  /** The client certificate and key as one PFX / PKCS#12 bundle, instead of `cert` and `key`. */
+  pfx?: string | Uint8Array | (string | Uint8Array | TlsPfx)[];
+  /** The passphrase of `key` or `pfx`; never logged. */
+  passphrase?: string;
+  /** Certificate revocation lists, PEM. */
+  crl?: string | Uint8Array | (string | Uint8Array)[];
+  /** The name to check the server's certificate against, also sent as SNI (default: the connect string's host; SNI only for names). */
+  servername?: string;
+  /** false turns the certificate check off (tests only; default true). */
+  rejectUnauthorized?: boolean;
+  /** Replaces the host name check (return an Error to refuse the certificate, undefined to accept it). */
+  checkServerIdentity?(hostname: string, cert: TlsPeerCertificate): Error | undefined;
+  /** The lowest TLS version offered (default: the runtime's, TLSv1.2). */
+  minVersion?: TlsVersion;
+  /** The highest TLS version offered (default: the runtime's, TLSv1.3). */
+  maxVersion?: TlsVersion;
+  /** The cipher suites offered, OpenSSL cipher list format. */
+  ciphers?: string;
+  /** The ECDH curves offered, e.g. `"P-256:X25519"`. */
+  ecdhCurve?: string;
+  /** The signature algorithms offered, e.g. `"ecdsa_secp256r1_sha256:rsa_pss_rsae_sha256"`. */
+  sigalgs?: string;
+  /** The smallest DH parameter size accepted, bits. */
+  minDHSize?: number;
+  /** A context from node:tls's `createSecureContext()`, used instead of `ca`, `cert`, `key` and the others. */
+  secureContext?: TlsSecureContext;
+}
+
 /** Options of `ZooKeeper.connect`; every one is optional. */
 export interface ConnectOptions {
   /** Session timeout asked for, ms (default 30000); the server clamps it. */
@@ -121,8 +222,8 @@ export interface ConnectOptions {
   readOnly?: boolean;
   /** Credentials sent right after every (re)connect. */
   auth?: AuthInfo[];
-  /** true, or node:tls connect options, for a secure client port. */
-  tls?: boolean | ConnectionOptions;
+  /** true, or TLS options (node:tls connect options: `ca`, `cert`, `key`, `servername`, ...), for a secure client port. */
+  tls?: boolean | TlsOptions;
   /** SASL credentials (DIGEST-MD5 or GSSAPI); `connect()` rejects with AUTHFAILED when the login is refused. */
   sasl?: SaslOptions;
   /** Resume an existing session. */

@@ -1,6 +1,5 @@
 // The public client (README "Using the client"; reference: `npm run docs`): each operation checks its arguments,
 // then takes the one path of call.ts (op table codecs, chroot mapping, watches registered with their replies).
-import { EventEmitter } from "node:events";
 import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { parseConnectString } from "../protocol/connect-string.ts";
 import { ProtocolError } from "../protocol/errors.ts";
@@ -18,6 +17,7 @@ import { deleteTree } from "./helpers.ts";
 import { Op, decodeResults, encodeOp, multiNeeds } from "./op.ts";
 import { type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
 import type { ServerFeatures } from "./features.ts";
+import { TypedEventEmitter } from "./emitter.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "./listeners.ts";
 import { Session } from "./session.ts";
 import { parsedConnectString } from "./hosts.ts";
@@ -55,7 +55,7 @@ export type { InternalOptions };
  * link drops while it is in flight, SESSIONEXPIRED after expiry or close(); below, the server's own codes per method.
  * A server older than a method needs answers UNIMPLEMENTED.
  */
-export class ZooKeeper extends EventEmitter<ZooKeeperEvents> {
+export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private readonly session: Session;
   private readonly watches = new WatchRegistry();
   private readonly chroot: string;

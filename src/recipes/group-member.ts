@@ -4,7 +4,7 @@
 // bursts are coalesced (20 ms of quiet, at most 500 ms), and only new members' data is read. Where the
 // server has no persistent watches (3.4), a one-shot children watch, re-armed by every read, does it.
 // Every member watches its own znode (to rejoin when someone deletes it); nothing else without a listener.
-import { EventEmitter } from "node:events";
+import { type TypedEmitter, TypedEventEmitter } from "../client/emitter.ts";
 import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
@@ -43,7 +43,7 @@ export interface GroupMemberEvents {
  * whole list on each change. Errors are ZooKeeperErrors: BADARGUMENTS for bad constructor arguments,
  * MemberIdTakenError (NODEEXISTS) when another live session holds the id, and what the client rejects with. Server 3.6+ (persistent watch).
  */
-export class GroupMember extends EventEmitter<GroupMemberEvents> {
+export class GroupMember extends TypedEventEmitter<GroupMemberEvents> {
   /** The group's znode path. */
   readonly path: string;
   /** This member's id. */
@@ -73,7 +73,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> {
     this.id = options.id;
     this.data = options.data ?? null;
     // The group watch is kept only while someone listens for "change".
-    const self = this as EventEmitter;
+    const self = this as unknown as TypedEmitter<{ newListener: [event: string | symbol]; removeListener: [event: string | symbol] }>;
     self.on("newListener", (event: string | symbol) => {
       if (event === "change" && this.joined && !this.watching) void this.serial.run(() => this.watchGroup()).then(() => this.refresh(), () => this.refresh());
     });

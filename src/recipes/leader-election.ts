@@ -1,7 +1,7 @@
 // Leader election (README "Recipes"; reference: `npm run docs`), wire-compatible with Apache Curator's LeaderLatch: protected
 // ephemeral-sequential candidates, order by sequence, each candidate watches only its predecessor,
 // the leader must own the first znode (ephemeralOwner), and leadership ends at the first doubt.
-import { EventEmitter } from "node:events";
+import { TypedEventEmitter } from "../client/emitter.ts";
 import type { Stat, ZooKeeper } from "../client/index.ts";
 import { Op, Transaction, ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
@@ -46,7 +46,7 @@ const RETRY_MS = 1000;
  * `path` and watches only its predecessor; the first leads. Leadership is revoked at the first doubt (see README).
  * Errors are ZooKeeperErrors: BADARGUMENTS for bad constructor arguments, and what the client rejects with.
  */
-export class LeaderElection extends EventEmitter<LeaderElectionEvents> {
+export class LeaderElection extends TypedEventEmitter<LeaderElectionEvents> {
   /** The election's znode path. */
   readonly path: string;
   /** This participant's id (stored in its candidate znode). */

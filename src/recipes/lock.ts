@@ -2,7 +2,7 @@
 // and kazoo's Lock (`naming: "kazoo"`): a protected ephemeral-sequential contender znode, order by
 // sequence, each waiter watches only its predecessor, the holder must own the first znode
 // (ephemeralOwner), and the lock counts as held only while nothing casts doubt on it.
-import { EventEmitter } from "node:events";
+import { TypedEventEmitter } from "../client/emitter.ts";
 import type { TimerHandle, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
@@ -44,7 +44,7 @@ interface Attempt {
  * (`naming: "kazoo"`). Errors are ZooKeeperErrors: BADARGUMENTS for bad arguments, LockNotReentrantError,
  * LockTimeoutError, LockReleasedError (recipes/errors.ts), and what the client rejects with. Servers 3.5.3+ (container parents).
  */
-export class Lock extends EventEmitter<LockEvents> {
+export class Lock extends TypedEventEmitter<LockEvents> {
   /** The lock's znode path. */
   readonly path: string;
   /** The id stored in this contender's znode. */

@@ -6,7 +6,7 @@
 // A recursive watch never reports NodeChildrenChanged, so a child's creation or deletion also
 // schedules a Stat refresh of its parent (an exists, through the same queue): its numChildren,
 // cversion and pzxid stay current, silently (see `refreshStat`).
-import { EventEmitter } from "node:events";
+import { TypedEventEmitter } from "../client/emitter.ts";
 import type { SessionState, Stat, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { AddWatchMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
@@ -65,7 +65,7 @@ const merge = (a: ReadKind | undefined, b: ReadKind): ReadKind => (a === "full" 
  * one-shot watches on older ones. Errors are ZooKeeperErrors: BADARGUMENTS for bad arguments, and what the
  * client rejects with.
  */
-export class TreeCache extends EventEmitter<TreeCacheEvents> {
+export class TreeCache extends TypedEventEmitter<TreeCacheEvents> {
   /** The subtree's root path. */
   readonly path: string;
   private zk: ZooKeeper;
