@@ -171,36 +171,37 @@ describe("zkts command line (real server)", () => {
     assert.deepEqual([denied.code, denied.err], [1, `NOAUTH (getData ${p}): not authorized; this session authenticated as: no one (world:anyone)\n`]);
   }, 60_000);
 
-  it("watch --count N prints N events and exits 0", async () => {
+  it("watch --count N says once the watch is set (stderr), then prints N events and exits 0", async () => {
     const p = `${root}/w`;
     await zk.create(p, "0");
     const w = await startCli(["watch", "--count", "2", p], { env });
-    // Change the node until the watch has printed twice: the first line proves it is registered.
-    let i = 0;
-    while (w.out().split("\n").length < 3 && w.child.exitCode === null) {
-      await zk.setData(p, String(++i));
-      await Promise.race([w.waitForOutput("NodeDataChanged"), new Promise((r) => setTimeout(r, 200))]).catch(() => {});
-    }
+    await w.waitForErr(`zkts watch: watching ${p}\n`); // set on the server: no change below can be missed
+    assert.equal(w.out(), "");
+    await zk.setData(p, "1");
+    await zk.setData(p, "2");
     const r = await w.done;
     assert.equal(r.code, 0, r.err);
     assert.equal(r.out, `NodeDataChanged ${p}\nNodeDataChanged ${p}\n`);
+    assert.equal(r.err, `zkts watch: watching ${p}\n`);
   }, 60_000);
 
-  it("watch -r --json runs until SIGINT, then exits 0", async () => {
+  it("watch -r --json: a {\"event\":\"watching\"} line on stderr, then events on stdout until SIGINT, then exit 0", async () => {
     const p = `${root}/wr`;
     await zk.create(p);
     const w = await startCli(["--json", "watch", "-r", p], { env });
-    let i = 0;
-    while (!w.out().includes("NodeCreated")) {
-      await zk.create(`${p}/c${++i}`);
-      await Promise.race([w.waitForOutput("NodeCreated"), new Promise((r) => setTimeout(r, 200))]);
-    }
+    await w.waitForErr(`{"event":"watching"`);
+    assert.deepEqual(JSON.parse(w.err()), { event: "watching", path: p, recursive: true });
+    await zk.create(`${p}/c1`);
+    await zk.create(`${p}/c1/c2`);
+    await w.waitForOutput(`${p}/c1/c2`);
     process.kill(w.child.pid!, "SIGINT");
     const r = await w.done;
     assert.equal(r.code, 0, r.err);
-    const events = r.out.trimEnd().split("\n").map((l) => JSON.parse(l));
-    assert.ok(events.length >= 1);
-    for (const [k, e] of events.entries()) assert.deepEqual(e, { type: "NodeCreated", path: `${p}/c${i - events.length + 1 + k}` });
+    assert.deepEqual(r.out.trimEnd().split("\n").map((l) => JSON.parse(l)), [
+      { type: "NodeCreated", path: `${p}/c1` },
+      { type: "NodeCreated", path: `${p}/c1/c2` },
+    ]);
+    assert.equal(r.err.trimEnd().split("\n").length, 1, r.err); // the watching line only
   }, 60_000);
 
   it("leader and members read the recipes' znodes; no leader is exit 1", async () => {

@@ -65,11 +65,9 @@ describe("zkts shell under a pseudo-terminal (real server)", () => {
     sh.send("\t");
     await until("watch ", mark);
     sh.send(`${root}/beta\r`);
-    let i = 0;
-    while (!screen().slice(mark).includes(`NodeDataChanged ${root}/beta`)) {
-      await zk.setData(`${root}/beta`, String(++i));
-      await Promise.race([until("NodeDataChanged", mark), new Promise((r) => setTimeout(r, 200))]);
-    }
+    await until(`zkts watch: watching ${root}/beta\n`, mark); // set on the server (stderr, on the screen)
+    await zk.setData(`${root}/beta`, "changed");
+    await until(`NodeDataChanged ${root}/beta\n`, mark);
     sh.send("\x03");
     await until("zkts> ", screen().lastIndexOf("NodeDataChanged"));
     // Ctrl-C at the prompt clears the line; the shell stays.

@@ -49,6 +49,10 @@ export interface CliProcess {
   out(): string;
   /** Resolves once stdout holds `text`; rejects if the process exits first. */
   waitForOutput(text: string): Promise<void>;
+  /** stderr so far. */
+  err(): string;
+  /** Resolves once stderr holds `text` (a status line: `zkts watch: watching PATH`); rejects if the process exits first. */
+  waitForErr(text: string): Promise<void>;
   readonly done: Promise<CliResult>;
 }
 
@@ -57,13 +61,22 @@ export async function startCli(args: readonly string[], o: CliOptions = {}): Pro
   const child = spawn(cmd, [...base, ...args], { cwd: REPO_DIR, env: { ...process.env, ...o.env }, stdio: ["pipe", "pipe", "pipe"] });
   const chunks: Buffer[] = [];
   let err = "";
-  const waiters: { text: string; resolve(): void; reject(e: Error): void }[] = [];
+  type Waiter = { text: string; on: "out" | "err"; resolve(): void; reject(e: Error): void };
+  const waiters: Waiter[] = [];
+  let exited: string | null = null;
   const text = (): string => Buffer.concat(chunks).toString("utf8");
+  const holds = (w: Waiter): boolean => (w.on === "out" ? text() : err).includes(w.text);
+  const check = (): void => {
+    for (const w of waiters.splice(0)) (holds(w) ? w.resolve : () => waiters.push(w))();
+  };
   child.stdout!.on("data", (c: Buffer) => {
     chunks.push(c);
-    for (const w of waiters.splice(0)) (text().includes(w.text) ? w.resolve : () => waiters.push(w))();
+    check();
   });
-  child.stderr!.on("data", (c: Buffer) => (err += c.toString("utf8")));
+  child.stderr!.on("data", (c: Buffer) => {
+    err += c.toString("utf8");
+    check();
+  });
   child.stdin!.on("error", () => {});
   if (o.input !== undefined) child.stdin!.write(o.input);
   child.stdin!.end();
@@ -71,17 +84,20 @@ export async function startCli(args: readonly string[], o: CliOptions = {}): Pro
   const done = new Promise<CliResult>((resolve) => {
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      for (const w of waiters.splice(0)) w.reject(new Error(`zkts exited (${code ?? signal}) before printing ${JSON.stringify(w.text)}; stderr: ${err}`));
+      exited = String(code ?? signal);
+      for (const w of waiters.splice(0)) w.reject(new Error(`zkts exited (${exited}) before printing ${JSON.stringify(w.text)} on std${w.on}; stderr: ${err}`));
       const stdout = Buffer.concat(chunks);
       resolve({ code, signal, stdout, out: stdout.toString("utf8"), err });
     });
   });
-  return {
-    child,
-    out: text,
-    done,
-    waitForOutput: (t) => (text().includes(t) ? Promise.resolve() : new Promise((resolve, reject) => waiters.push({ text: t, resolve, reject }))),
-  };
+  const wait = (t: string, on: "out" | "err"): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const w: Waiter = { text: t, on, resolve, reject };
+      if (holds(w)) resolve();
+      else if (exited !== null) reject(new Error(`zkts exited (${exited}) before printing ${JSON.stringify(t)} on std${on}; stderr: ${err}`));
+      else waiters.push(w);
+    });
+  return { child, out: text, err: () => err, done, waitForOutput: (t) => wait(t, "out"), waitForErr: (t) => wait(t, "err") };
 }
 
 export async function zkts(args: readonly string[], o: CliOptions = {}): Promise<CliResult> {
@@ -89,7 +105,7 @@ export async function zkts(args: readonly string[], o: CliOptions = {}): Promise
 }
 
 /** The command line under a pseudo-terminal: pty-drive.py relays our stdin to it and its screen to our stdout. */
-export interface PtyProcess extends CliProcess {
+export interface PtyProcess extends Omit<CliProcess, "err" | "waitForErr"> { // its stderr is on the screen
   send(keys: string): void;
   /** Resolves once the screen holds `text` after position `from` (a test reads the screen as it grows). */
   waitForScreen(text: string, from?: number, filter?: (s: string) => string): Promise<void>;
