@@ -18,7 +18,7 @@ MIRROR=http://deb.debian.org/debian
 LOG="$CACHE/fetch.log"
 mkdir -p "$CACHE/lists/partial" "$CACHE/archives/partial" "$CACHE/cache" "$CACHE/lines"
 
-# Packages per line, from the suite that carries it (measured: /work/shared/REAL-SERVERS.md).
+# Packages per line, from the Debian suite that carries it (bullseye has 3.4.13, trixie 3.9.3 and Curator 5.7.1, sid the newest 3.9).
 suite_of() {
   case $1 in
     3.4) echo bullseye ;; 3.9.3 | curator-5.7.1) echo trixie ;; 3.9) echo sid ;;
