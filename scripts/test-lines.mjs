@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run test:lines`: the client, watches, session, ensemble and recipes integration files (and the
-// compatibility probes) under Node on every other server generation — 3.4.13, 3.9.3 and the newest 3.9
-// from Debian's archive (scripts/fetch-zk-lines.sh) — each with its own shared server (ZK_SERVER).
+// compatibility probes, and SASL GSSAPI against a Kerberized server of the line) under Node on every
+// other server generation — 3.4.13, 3.9.3 and the newest 3.9 from Debian's archive
+// (scripts/fetch-zk-lines.sh) — each with its own shared server (ZK_SERVER).
 // Prints one row per generation (passed/failed/skipped) and the failed tests; with --summary=FILE writes
 // the rows as JSON for scripts/test-all.mjs. ZK_LINES=3.4,3.9 picks generations (default all three, then
 // the Curator interop files with Curator 5.7.1: "curator-5.7.1").
@@ -25,6 +26,7 @@ export const GENERATION_FILES = [
   "test/integration/recipes-interop.test.ts",
   "test/integration/recipes-blackhole.test.ts",
   "test/integration/compat.test.ts",
+  "test/integration/secure-kerberos.test.ts", // its own KDC and Kerberized server of the line (about 20 s)
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
