@@ -126,20 +126,20 @@ export interface TlsPfx {
   passphrase?: string;
 }
 
-/** A distinguished name of a certificate, by attribute (e.g. `{ O: "acme", CN: "zk1" }`). */
+/** A distinguished name of a certificate, by attribute (e.g. `{ O: "acme", CN: "zk1" }`; an array where one repeats). */
 export interface TlsCertificateName {
   /** Country. */
-  C?: string;
+  C?: string | string[];
   /** State or province. */
-  ST?: string;
+  ST?: string | string[];
   /** Locality. */
-  L?: string;
+  L?: string | string[];
   /** Organization. */
-  O?: string;
+  O?: string | string[];
   /** Organizational unit. */
-  OU?: string;
+  OU?: string | string[];
   /** Common name. */
-  CN?: string;
+  CN?: string | string[];
 }
 
 /** The server's certificate as `TlsOptions.checkServerIdentity` gets it (the fields of node:tls's PeerCertificate it can rely on). */
