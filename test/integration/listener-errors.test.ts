@@ -1,4 +1,4 @@
-// The one listener-error policy (src/client/listeners.ts, README "Listener errors") against a real server:
+// The one listener-error policy (src/client/listeners.ts, docs/client.md "Listener errors") against a real server:
 // a "state" listener, a watcher and recipe listeners ("elected", "revoked", "change", "lost") that throw
 // leave the client's and the recipes' bookkeeping intact, the other listeners still run, and each error
 // reaches the logger and the client's "listenerError" event (never an uncaught exception).

@@ -1,4 +1,4 @@
-// Big elections (README "Big elections"): 200 LeaderElection participants, 60 Lock contenders and 200
+// Big elections (docs/recipes.md "Big elections"): 200 LeaderElection participants, 60 Lock contenders and 200
 // GroupMembers, each on its own session against the shared server. Facts only, no times: exactly one
 // leader, handover in sequence order, one wake-up per change, at most one session watching each
 // candidate znode besides the leader's own watch (the 4lw `wchp`), and coalesced "change" events that
