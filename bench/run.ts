@@ -82,6 +82,7 @@ try {
       const turn = (wi + pass - 1) % peers.length;
       for (const peer of [...peers.slice(turn), ...peers.slice(0, turn)]) {
         if (w.oursOnly && peer.peer !== "zookeeper-ts") continue;
+        if (peer.only && !peer.only.includes(w.key)) continue;
         const row: Row = { workload: w.label, key: w.key, client: peer.id, variantOf: peer.variantOf };
         try {
           row.result = await runOne(connect, peer, w, pass);

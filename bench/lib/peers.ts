@@ -10,9 +10,14 @@ export interface Peer {
   runtime: string;
   cmd: string;
   args: string[];
-  /** Variants of our own client on other runtimes: compared with zookeeper-ts on Node. */
+  /** Variants of our own client (other runtimes, tracing on): compared with zookeeper-ts on Node. */
   variantOf?: string;
+  /** Runs only these workloads (by key); every workload when absent. */
+  only?: string[];
 }
+
+/** The workloads the traced variants run (issue 32): pipelined reads and a storm of watch events. */
+export const TRACED_WORKLOADS = ["get-100", "watch-storm"];
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const RUNNERS = join(ROOT, "bench", "runners");
@@ -49,6 +54,9 @@ const node = (file: string): { cmd: string; args: string[] } => ({ cmd: process.
 export function allPeers(javaClasses: string | undefined): Peer[] {
   const peers: Peer[] = [
     { id: "zookeeper-ts", peer: "zookeeper-ts", runtime: "node", ...node("zookeeper-ts.ts") },
+    // Traced (bench/runners/tracing.ts): a plain zookeeper-ts:request subscriber, and the OpenTelemetry bridge.
+    { id: "zookeeper-ts+subscriber", peer: "zookeeper-ts", runtime: "node", ...node("zookeeper-ts-subscriber.ts"), variantOf: "zookeeper-ts", only: TRACED_WORKLOADS },
+    { id: "zookeeper-ts+otel", peer: "zookeeper-ts", runtime: "node", ...node("zookeeper-ts-otel.ts"), variantOf: "zookeeper-ts", only: TRACED_WORKLOADS },
     { id: "node-zookeeper-client", peer: "node-zookeeper-client", runtime: "node", ...node("node-zookeeper-client.ts") },
     { id: "zookeeper (native)", peer: "zookeeper-native", runtime: "node", ...node("zookeeper-native.ts") },
     // The wire limit: a minimal hand-written client on the same socket (bench/runners/raw.ts).

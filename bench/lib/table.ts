@@ -27,7 +27,7 @@ export function renderTable(rows: Row[]): string {
     const x = r.result;
     let rs = ["", "", ""];
     if (ours && r.client !== OURS) {
-      // Peers: ours ÷ peer. Our client on Bun/Deno: that runtime ÷ Node (marked *).
+      // Peers: ours ÷ peer. Our client on Bun/Deno or traced: that variant ÷ plain on Node (marked *).
       rs = r.variantOf
         ? [ratio(x.opsPerSec, ours.opsPerSec, "*"), ratio(x.p50Ms, ours.p50Ms, "*"), ratio(x.cpuPer10k, ours.cpuPer10k, "*")]
         : [ratio(ours.opsPerSec, x.opsPerSec), ratio(ours.p50Ms, x.p50Ms), ratio(ours.cpuPer10k, x.cpuPer10k)];
@@ -43,7 +43,8 @@ export function renderTable(rows: Row[]): string {
     last = b[0];
   }
   out.push("ratios: zookeeper-ts on Node ÷ that peer (ops/s > 1 = we are faster; p50 and CPU < 1 = we are lower); on the raw rows: ÷ the wire limit;");
-  out.push("        * rows: zookeeper-ts on that runtime ÷ zookeeper-ts on Node. CPU = user + sys of the client process.");
+  out.push("        * rows: zookeeper-ts on that runtime, or with a subscriber / the OpenTelemetry bridge, ÷ zookeeper-ts on Node;");
+  out.push("        CPU = user + sys of the client process.");
   return out.join("\n");
 }
 

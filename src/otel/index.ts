@@ -3,7 +3,8 @@
 // application's. One CLIENT span per operation, named "{operation} {path}" ("multi" for multi), whose
 // parent is the caller's active span; the histogram db.client.operation.duration (seconds). Session state
 // changes become span events on the calls in flight when they happen, and election and lock events span
-// events on the span active where the recipe emitted them: @opentelemetry/api has no log records (those are
+// events on the span active where the recipe emitted them (on a span "{election|lock} {path}" of their own
+// when none is open there): @opentelemetry/api has no log records (those are
 // @opentelemetry/api-logs, a second dependency), and an event next to the calls it explains (a call slowed
 // or failed by a disconnect; leadership changing inside the application's own span) is where a reader of a
 // trace looks. Time is read as OpenTelemetry reads it (performance.now()), not on a client's Clock.
@@ -108,13 +109,19 @@ export function instrument(options: InstrumentOptions = {}): () => void {
   };
   const onRecipe = (kind: "election" | "lock") => (message: unknown): void => {
     const m = message as RecipeMessage;
-    const span = trace.getSpan(context.active());
-    if (!span) return;
     const attributes: Record<string, string> = { [`zookeeper.${kind}.path`]: m.path };
     if (m.id !== undefined) attributes[`zookeeper.${kind}.id`] = m.id;
     if (m.reason !== undefined) attributes[`zookeeper.${kind}.reason`] = m.reason;
     if (m.token !== undefined) attributes[`zookeeper.${kind}.token`] = String(m.token);
-    span.addEvent(`zookeeper.${kind}.${m.event}`, attributes);
+    const name = `zookeeper.${kind}.${m.event}`;
+    const active = trace.getSpan(context.active());
+    if (active?.isRecording()) return void active.addEvent(name, attributes);
+    // No open span here: a change found from a watch on a runtime whose sockets do not carry the caller's
+    // async context (Deno), or after the application's span ended. The event goes on a span of its own,
+    // "{kind} {path}" (INTERNAL, no duration), a child of whatever context is active: never dropped.
+    const own = tracer.startSpan(`${kind} ${m.path}`, { kind: SpanKind.INTERNAL, attributes: { "db.system.name": SYSTEM } }, context.active());
+    own.addEvent(name, attributes);
+    own.end();
   };
   const onElection = onRecipe("election");
   const onLock = onRecipe("lock");
