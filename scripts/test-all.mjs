@@ -52,6 +52,7 @@ const CROSS_RUNTIME = [
   "test/integration/recipes-big.test.ts",
   "test/integration/listener-errors.test.ts",
   "test/integration/observability.test.ts",
+  "test/integration/observability-failover.test.ts",
   "test/integration/kerberos-kdc.test.ts",
   "test/integration/secure-kerberos.test.ts",
   "test/integration/cli-kerberos.test.ts",
