@@ -1,7 +1,8 @@
 // The interactive shell (zkts with no command, or `zkts shell`): the same commands on one session,
 // with history (kept in $ZKTS_HISTORY, default ~/.zkts_history) and tab completion of command names
 // and znode paths (node:readline). Ctrl-C ends a running command (watch) or clears the line; Ctrl-D,
-// `quit` or `exit` leave. Reading a script from a pipe, it exits with the worst status it saw.
+// `quit` or `exit` leave. Reading a script from a pipe, it exits with the worst status it saw. elect and lock
+// are refused (status 2): they run only as commands of their own.
 import { appendFileSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -121,6 +122,11 @@ export async function shell(o: ShellOptions): Promise<number> {
     let out = new Output(o.json, stdout, o.io.stderr);
     if (!COMMANDS[name]) {
       o.io.stderr.write(`zkts: unknown command ${JSON.stringify(name)} (help lists the commands)\n`);
+      return 2;
+    }
+    if (COMMANDS[name].rest) {
+      // elect and lock own their session (a lost one ends their child, expiry starts a new one): not this shell's
+      o.io.stderr.write(`zkts: ${name} runs only as a command of its own (zkts ${name} ...), not in the shell\n`);
       return 2;
     }
     running = new AbortController();

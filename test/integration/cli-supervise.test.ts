@@ -8,7 +8,7 @@ import console from "node:console";
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ZooKeeper } from "../../src/index.ts";
+import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { startCli, zkts, type CliProcess } from "../support/cli-run.ts";
@@ -97,15 +97,18 @@ class Children {
     renameSync(join(this.dir, `stop.${l.pid}.tmp`), join(this.dir, `stop.${l.pid}`));
   }
 
-  /** No child saw an earlier one alive as it started; the polled intervals agree; tokens grow. */
-  assertSerial(): void {
+  /**
+   * No child saw an earlier one alive as it started; the polled intervals agree; tokens grow (`sameTerm`: a
+   * leader that kept its znode through a short disconnect leads again with the same token).
+   */
+  assertSerial(sameTerm = false): void {
     this.poll();
     const overlap = join(this.dir, "overlap");
     assert.equal(existsSync(overlap) ? readFileSync(overlap, "utf8") : "", "", "a child started while another was alive");
     for (let i = 1; i < this.lives.length; i++) {
       const [a, b] = [this.lives[i - 1], this.lives[i]];
       assert.ok(a.end !== undefined && a.end <= b.start + 5, `child ${a.pid} (seen gone at ${a.end}) overlaps child ${b.pid} (started ${b.start})`);
-      assert.ok(b.token > a.token, `tokens grow: ${a.token} then ${b.token}`);
+      assert.ok(b.token > a.token || (sameTerm && b.token === a.token && b.id === a.id), `tokens grow: ${a.token} then ${b.token}`);
     }
   }
 
@@ -146,6 +149,19 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
   };
   // process.kill, not ChildProcess.kill: Deno's ChildProcess reports the signal it sent, not the exit status.
   const signal = (s: Supervisor, sig: NodeJS.Signals): boolean => process.kill(s.cli.child.pid!, sig);
+  const proxied = async (): Promise<FaultProxy> => {
+    const [host, port] = connect.split(",")[0].split(":");
+    const proxy = await startFaultProxy(host, Number(port));
+    proxies.push(proxy);
+    return proxy;
+  };
+  /** The znodes under an election (lock) path; none once the server removed the empty container. */
+  const children = (path: string): Promise<string[]> =>
+    zk.getChildren(path).catch((e: unknown) => {
+      if (e instanceof ZooKeeperError && e.code === ErrorCode.NONODE) return [];
+      throw e;
+    });
+  const event = (s: Supervisor, name: string): Record<string, unknown> | undefined => s.events().find((e) => e.event === name);
 
   beforeAll(async () => {
     connect = (await sharedServer()).connectString;
@@ -178,7 +194,7 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       }
       kids.assertSerial();
       for (const s of sups) assert.deepEqual(s.events().map((e) => e.event), ["waiting", "acquired", "child-started", "child-ended"]);
-      assert.deepEqual(await zk.getChildren(path), []);
+      assert.deepEqual(await children(path), []);
     } finally {
       kids.close();
     }
@@ -215,7 +231,7 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       const path = `${root}/kill9`;
       const sups = await Promise.all(["x", "y", "z"].map((id) => supervisor(["elect", "--id", id, "--session-timeout", String(SESSION_MS), path, "--", ...kids.command()])));
       const first = await kids.started(1);
-      await until("three candidates", async () => (await zk.getChildren(path)).length === 3);
+      await until("three candidates", async () => (await children(path)).length === 3);
       const leader = await owner(sups, first.pid);
       const killedAt = Date.now();
       signal(leader, "SIGKILL");
@@ -250,7 +266,7 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       const r = await s.cli.done;
       assert.equal(r.code, 143, `${r.signal} ${r.err}`);
       assert.ok(!alive(l.pid));
-      assert.deepEqual(await zk.getChildren(path), [], "resigned");
+      assert.deepEqual(await children(path), [], "resigned");
       const holder = await supervisor(["lock", `${root}/sigint`, "--", ...kids.command()]);
       const second = await kids.started(2);
       signal(holder, "SIGINT");
@@ -262,7 +278,7 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
     }
   }, 60_000);
 
-  it("usage errors exit 2 with the reason on stderr; no server exits 1", async () => {
+  it("usage errors exit 2 with the reason on stderr; the shell refuses elect and lock; no server exits 1", async () => {
     const cases: [string[], RegExp][] = [
       [["elect", "/x", "sh"], /elect: no -- before the COMMAND/],
       [["lock", "/x", "--"], /lock: no COMMAND after --/],
@@ -274,6 +290,14 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       assert.equal(r.code, 2, `${args.join(" ")}: ${r.err}`);
       assert.match(r.err.split("\n")[0], reason);
     }
+    // The shell refuses both in one line each (status 2) and runs nothing.
+    const marker = join(tmpdir(), `zkts-shell-refusal-${process.pid}`);
+    const script = `elect ${root}/in-shell -- touch ${marker}\nlock ${root}/in-shell -- touch ${marker}\nelect\n`;
+    const sh = await zkts(["--server", connect], { input: script });
+    assert.equal(sh.code, 2, sh.err);
+    assert.equal(sh.err, ["elect", "lock", "elect"].map((c) => `zkts: ${c} runs only as a command of its own (zkts ${c} ...), not in the shell\n`).join(""));
+    assert.equal(existsSync(marker), false);
+    assert.equal(await zk.exists(`${root}/in-shell`), null);
     const down = await zkts(["--server", "127.0.0.1:1", "--timeout", "1000", "lock", "/x", "--", "true"]);
     assert.equal(down.code, 1, down.err);
     assert.match(down.err, /CONNECTIONLOSS/);
@@ -289,7 +313,7 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       const a = await supervisor(["elect", "--id", "behind-proxy", "--session-timeout", String(SESSION_MS), path, "--", ...kids.command("ignoreterm")], proxy.connectString);
       const first = await kids.started(1);
       const b = await supervisor(["elect", "--id", "direct", "--session-timeout", String(SESSION_MS), path, "--", ...kids.command()]);
-      await until("two candidates", async () => (await zk.getChildren(path)).length === 2);
+      await until("two candidates", async () => (await children(path)).length === 2);
       proxy.blackhole(true);
       const cutAt = Date.now();
       const dead = await kids.gone(first, SESSION_MS * 2);
@@ -303,7 +327,7 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
           `child ${first.pid} (token ${first.token}) seen gone at ${dead - cutAt} ms; child ${second.pid} (token ${second.token}) started at ${second.start - cutAt} ms`,
       );
       proxy.blackhole(false);
-      await until("the old leader to wait as a follower", async () => (await zk.getChildren(path)).length === 2, SESSION_MS * 4);
+      await until("the old leader to wait as a follower", async () => (await children(path)).length === 2, SESSION_MS * 4);
       assert.equal(a.cli.child.exitCode, null, "the old supervisor is still running");
       kids.stop(second, 0);
       assert.equal((await b.cli.done).code, 0);
@@ -313,6 +337,142 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       assert.equal((await a.cli.done).code, 0);
       await kids.gone(third);
       kids.assertSerial();
+    } finally {
+      kids.close();
+    }
+  }, 60_000);
+
+  it("elect --once exits 3 once leadership is lost (a blackholed link): its child is gone before the successor's starts", async () => {
+    const kids = new Children();
+    try {
+      const path = `${root}/once`;
+      const proxy = await proxied();
+      const a = await supervisor(["elect", "--once", "--id", "once", "--session-timeout", String(SESSION_MS), path, "--", ...kids.command()], proxy.connectString);
+      const first = await kids.started(1);
+      const b = await supervisor(["elect", "--id", "next", "--session-timeout", String(SESSION_MS), path, "--", ...kids.command()]);
+      await until("two candidates", async () => (await children(path)).length === 2);
+      proxy.blackhole(true);
+      const cutAt = Date.now();
+      const r = await a.cli.done;
+      const exitedAt = Date.now();
+      assert.equal(r.code, 3, r.err);
+      assert.ok(!alive(first.pid), "the child outlived its supervisor");
+      const revoked = event(a, "revoked");
+      assert.ok(revoked, JSON.stringify(a.events()));
+      assert.deepEqual(a.events().map((e) => e.event), ["waiting", "elected", "child-started", "revoked", "child-ended"]);
+      const second = await kids.started(2, SESSION_MS * 3);
+      assert.equal(second.id, "next");
+      timelines.push(
+        `elect --once, blackholed: cut at 0; revoked (${revoked.reason}) at ${(revoked.at as number) - cutAt} ms; child ${first.pid} (token ${first.token}) seen gone at ${first.end! - cutAt} ms; ` +
+          `supervisor exited 3 at ${exitedAt - cutAt} ms; successor's child (token ${second.token}) started at ${second.start - cutAt} ms`,
+      );
+      kids.stop(second, 0);
+      assert.equal((await b.cli.done).code, 0);
+      await kids.gone(second);
+      kids.assertSerial();
+    } finally {
+      kids.close();
+    }
+  }, 60_000);
+
+  it("lock exits 3 once the lock is lost (its znode deleted, the link intact); a child that ignores SIGTERM gets SIGKILL only after the whole --grace", async () => {
+    const kids = new Children();
+    try {
+      const path = `${root}/lost-lock`;
+      const GRACE = 1500;
+      const s = await supervisor(["lock", "--grace", String(GRACE), path, "--", ...kids.command("ignoreterm")]);
+      const first = await kids.started(1);
+      await until("the holder's child to be reported", () => s.childPids().includes(first.pid));
+      const [node] = await children(path);
+      const deletedAt = Date.now();
+      await zk.delete(`${path}/${node}`);
+      const r = await s.cli.done;
+      assert.equal(r.code, 3, r.err);
+      const lost = event(s, "lost")!;
+      const killed = event(s, "child-killed");
+      assert.ok(lost && killed, JSON.stringify(s.events()));
+      assert.equal(lost.killInMs, GRACE, "the whole grace: the lease is not in doubt");
+      const gone = first.end ?? Date.now();
+      assert.ok(!alive(first.pid));
+      // From outside: the child (ignoring SIGTERM) lived on for the whole grace after the loss, and died soon after.
+      assert.ok(gone - (lost.at as number) >= GRACE, `SIGKILLed ${gone - (lost.at as number)} ms after the loss, before the grace of ${GRACE} ms`);
+      assert.ok(gone - (lost.at as number) < GRACE + 1000, `SIGKILLed ${gone - (lost.at as number)} ms after the loss`);
+      assert.deepEqual(s.events().map((e) => e.event), ["waiting", "acquired", "child-started", "lost", "child-killed", "child-ended"]);
+      timelines.push(`lock lost (znode deleted) at 0: lost at ${(lost.at as number) - deletedAt} ms, SIGKILL at ${(killed.at as number) - deletedAt} ms (grace ${GRACE}), child seen gone at ${gone - deletedAt} ms, exit 3`);
+      // The next holder gets it at once.
+      const next = await supervisor(["lock", path, "--", ...kids.command()]);
+      const second = await kids.started(2);
+      kids.stop(second, 0);
+      assert.equal((await next.cli.done).code, 0);
+      await kids.gone(second);
+      kids.assertSerial();
+    } finally {
+      kids.close();
+    }
+  }, 60_000);
+
+  it("elect: its candidate znode deleted by another client: the whole --grace, then it stands again and leads with a higher token", async () => {
+    const kids = new Children();
+    try {
+      const path = `${root}/deleted`;
+      const GRACE = 1500;
+      const s = await supervisor(["elect", "--id", "solo", "--grace", String(GRACE), path, "--", ...kids.command("ignoreterm")]);
+      const first = await kids.started(1);
+      await until("the leader's child to be reported", () => s.childPids().includes(first.pid));
+      const [node] = await children(path);
+      await zk.delete(`${path}/${node}`);
+      const second = await kids.started(2);
+      const revoked = event(s, "revoked")!;
+      assert.equal(revoked.reason, "deleted");
+      assert.equal(revoked.killInMs, GRACE);
+      assert.ok(first.end! - (revoked.at as number) >= GRACE, `SIGKILLed ${first.end! - (revoked.at as number)} ms after the revocation, before the grace`);
+      assert.equal(second.id, "solo");
+      assert.ok(second.token > first.token);
+      assert.equal(s.cli.child.exitCode, null);
+      assert.deepEqual(s.events().map((e) => e.event), ["waiting", "elected", "child-started", "revoked", "child-killed", "child-ended", "rejoining", "elected", "child-started"]);
+      signal(s, "SIGKILL"); // the child ignores SIGTERM: the parent-death signal ends it
+      await kids.gone(second);
+      kids.assertSerial();
+    } finally {
+      kids.close();
+    }
+  }, 60_000);
+
+  it("elect: a short disconnect (no expiry) revokes the child; once back, the leader stands where it was and leads again, the follower never", async () => {
+    const kids = new Children();
+    try {
+      const path = `${root}/blip`;
+      const proxy = await proxied();
+      const a = await supervisor(["elect", "--id", "blip", path, "--", ...kids.command()], proxy.connectString);
+      const first = await kids.started(1);
+      const b = await supervisor(["elect", "--id", "steady", path, "--", ...kids.command()]);
+      await until("two candidates", async () => (await children(path)).length === 2);
+      const before = await children(path);
+      proxy.refuse(true);
+      proxy.reset();
+      const cutAt = Date.now();
+      await kids.gone(first);
+      proxy.refuse(false); // healed well within the session timeout (10 s)
+      const healedAt = Date.now();
+      const second = await kids.started(2);
+      assert.equal(second.id, "blip", "the follower led although the leader's session lived on");
+      assert.equal(second.token, first.token, "the same znode, the same term");
+      assert.deepEqual(await children(path), before, "both candidates kept their znodes");
+      const revoked = event(a, "revoked")!;
+      assert.equal(revoked.reason, "disconnected");
+      assert.deepEqual(b.events().map((e) => e.event), ["waiting"]);
+      timelines.push(
+        `short disconnect: cut at 0; revoked (${revoked.reason}) at ${(revoked.at as number) - cutAt} ms; child ${first.pid} seen gone at ${first.end! - cutAt} ms; ` +
+          `healed at ${healedAt - cutAt} ms; child ${second.pid} (same token ${second.token}) started at ${second.start - cutAt} ms`,
+      );
+      kids.stop(second, 0);
+      assert.equal((await a.cli.done).code, 0);
+      const third = await kids.started(3);
+      assert.equal(third.id, "steady");
+      kids.stop(third, 0);
+      assert.equal((await b.cli.done).code, 0);
+      await kids.gone(third);
+      kids.assertSerial(true);
     } finally {
       kids.close();
     }
