@@ -56,6 +56,7 @@ const CROSS_RUNTIME = [
   "test/integration/kerberos-kdc.test.ts",
   "test/integration/secure-kerberos.test.ts",
   "test/integration/cli-kerberos.test.ts",
+  "test/integration/kerberos-connect.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -1,0 +1,178 @@
+// SASL GSSAPI through ZooKeeper.connect, the Kerberos edges (issue 30): each of the four AES enctypes end to
+// end (a client principal whose keys are of one enctype only, and the service's session_enctypes string
+// attribute set to it, so the AS exchange, the TGT's and the service ticket's session keys, the authenticator
+// and the GSS wrap tokens are all of that enctype; the real KDC's log says which it issued), RC4 and DES keys
+// refused with an error naming the enctype, and tickets past a short lifetime (a principal with a 15 s
+// max life): once they have expired, a link cut is followed by a fresh login from the keytab on the same
+// session, while a ccache whose tickets have expired is refused with "run kinit". Real MIT KDC
+// (test/support/kdc.ts) and a real Kerberized 3.8.0 server. Under CI=true a missing KDC package fails the file.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { describe, it } from "../support/bdd.ts";
+import { afterAll, beforeAll } from "../support/secure-hooks.ts";
+import { ErrorCode, Perms, ZooKeeper, ZooKeeperError, type ConnectOptions, type SessionState } from "../../src/index.ts";
+import { loadCcache } from "../../src/client/sasl/kerberos/index.ts";
+import { startFaultProxy } from "../support/fault-proxy.ts";
+import { ALL_ENCTYPES, missingKdcTools, startKdc, type TestKdc } from "../support/kdc.ts";
+import { startKerberosServer, type KerberosServer } from "../support/secure-server.ts";
+import { until } from "../support/wait.ts";
+
+const missing = missingKdcTools();
+const ROOT = `/krb-edges-${randomUUID()}`;
+const dec = (b: Uint8Array | null): string => new TextDecoder().decode(b ?? new Uint8Array(0));
+const NUMBER: Record<string, number> = {
+  "aes256-cts-hmac-sha1-96": 18,
+  "aes128-cts-hmac-sha1-96": 17,
+  "aes256-cts-hmac-sha384-192": 20,
+  "aes128-cts-hmac-sha256-128": 19,
+};
+
+function report(what: string, e: unknown): void {
+  process.stderr.write(`[kerberos-connect] ${what}: ${e instanceof Error ? `${e.name} ${(e as ZooKeeperError).code ?? ""}: ${e.message}` : String(e)}\n`);
+}
+
+function nextState(zk: ZooKeeper, wanted: SessionState): Promise<void> {
+  return new Promise((resolve) => {
+    const on = (s: SessionState): void => {
+      if (s !== wanted) return;
+      zk.off("state", on);
+      resolve();
+    };
+    zk.on("state", on);
+  });
+}
+
+if (missing.length > 0) {
+  describe("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKeeper 3.8.0)", () => {
+    it("needs the MIT KDC packages", () => {
+      if (process.env.CI === "true") assert.fail(`MIT Kerberos tools missing: ${missing.join(", ")}; install krb5-kdc krb5-admin-server krb5-user`);
+      process.stderr.write(`[kerberos-connect] skipped: ${missing.join(", ")} missing (install krb5-kdc krb5-admin-server krb5-user)\n`);
+    });
+  });
+} else {
+  describe("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKeeper 3.8.0)", () => {
+    let kdc: TestKdc;
+    let srv: KerberosServer;
+    const open: ZooKeeper[] = [];
+    const gssapi = (principal: string, keytab: string | Uint8Array): ConnectOptions["sasl"] => ({
+      mechanism: "GSSAPI", principal, keytab, krb5Config: kdc.krb5Conf, serviceHost: "localhost",
+    });
+    async function connect(connectString: string, options: ConnectOptions): Promise<ZooKeeper> {
+      const zk = await ZooKeeper.connect(connectString, { connectTimeout: 10_000, sessionTimeout: 30_000, ...options });
+      open.push(zk);
+      return zk;
+    }
+    async function refused(options: ConnectOptions, what: string): Promise<ZooKeeperError> {
+      const e = await ZooKeeper.connect(srv.connectString, { connectTimeout: 10_000, ...options }).then(
+        async (zk) => {
+          await zk.close();
+          return null;
+        },
+        (err: unknown) => err,
+      );
+      report(what, e);
+      assert.ok(e instanceof ZooKeeperError, `expected a ZooKeeperError, got ${String(e)}`);
+      return e;
+    }
+    /** The KDC's log lines (ISSUE lines name the reply, ticket and session key enctypes). */
+    const kdcLog = (): string[] => readFileSync(join(kdc.dir, "kdc.log"), "utf8").split("\n");
+
+    beforeAll(async () => {
+      kdc = await startKdc();
+      srv = await startKerberosServer({ kdc });
+      const admin = `admin@${kdc.realm}`;
+      kdc.addPrincipal(admin, { requiresPreauth: true });
+      const zk = await connect(srv.connectString, { sasl: gssapi(admin, kdc.ktadd(admin, "admin.keytab")) });
+      await zk.create(ROOT, "");
+    }, 120_000);
+
+    afterAll(async () => {
+      await Promise.all(open.map((zk) => zk.close().catch(() => {})));
+      await srv?.close();
+      await kdc?.destroy();
+    }, 60_000);
+
+    for (const name of ALL_ENCTYPES) {
+      const n = NUMBER[name];
+      it(`${name} (${n}) end to end: keys, TGT and service session keys of it only; the session is served`, async () => {
+        const who = `e${n}@${kdc.realm}`;
+        kdc.addPrincipal(who, { enctypes: [name], requiresPreauth: true });
+        const keytab = kdc.ktadd(who, `e${n}.keytab`, { enctypes: [name] });
+        kdc.kadmin(`setstr ${srv.principal} session_enctypes ${name}`);
+        try {
+          const zk = await connect(srv.connectString, { sasl: gssapi(who, keytab) });
+          const path = await zk.create(`${ROOT}/e${n}`, name, { acl: [{ perms: Perms.ALL, id: { scheme: "sasl", id: who } }] });
+          assert.equal(dec((await zk.getData(path)).data), name);
+          assert.ok((await zk.whoAmI()).some((i) => i.scheme === "sasl" && i.id === who));
+        } finally {
+          kdc.kadmin(`delstr ${srv.principal} session_enctypes`);
+        }
+        const tag = `${name}(${n})`;
+        const issued = kdcLog().filter((l) => l.includes("ISSUE") && l.includes(`${who} for `));
+        const as = issued.find((l) => l.includes("AS_REQ") && l.includes(`for krbtgt/${kdc.realm}@`));
+        const tgs = issued.find((l) => l.includes("TGS_REQ") && l.includes(`for ${srv.principal}`));
+        assert.ok(as?.includes(`rep=${tag}`) && as.includes(`ses=${tag}`), `AS: ${as}`);
+        assert.ok(tgs?.includes(`rep=${tag}`) && tgs.includes(`ses=${tag}`), `TGS: ${tgs}`);
+      }, 30_000);
+    }
+
+    it("RC4 and DES keys are refused, naming the enctype (AUTHFAILED, before any KDC exchange)", async () => {
+      const who = `rc4@${kdc.realm}`;
+      kdc.addPrincipal(who, { enctypes: ["rc4-hmac"] });
+      const rc4 = kdc.keytabBytes(kdc.ktadd(who, "rc4.keytab", { enctypes: ["rc4-hmac"] }).slice(kdc.dir.length + 1));
+      const e = await refused({ sasl: gssapi(who, rc4) }, "RC4 keytab");
+      assert.equal(e.code, ErrorCode.AUTHFAILED);
+      assert.match(e.message, /rc4-hmac/);
+      // MIT 1.20 cannot make DES keys any more: the same keytab with its entry's enctype 23 patched to 3 (des-cbc-md5).
+      const des = rc4.slice();
+      let patched = 0;
+      for (let i = 0; i + 3 < des.length; i++) {
+        if (des[i] === 0 && des[i + 1] === 23 && des[i + 2] === 0 && des[i + 3] === 16) {
+          des[i + 1] = 3;
+          patched++;
+        }
+      }
+      assert.equal(patched, 1);
+      const d = await refused({ sasl: gssapi(who, des) }, "DES keytab");
+      assert.equal(d.code, ErrorCode.AUTHFAILED);
+      assert.match(d.message, /des-cbc-md5/);
+    }, 30_000);
+
+    it("past a 15 s ticket life: an expired ccache is refused (run kinit); the keytab client logs in afresh after a link cut", async () => {
+      const who = `short@${kdc.realm}`;
+      kdc.addPrincipal(who, { requiresPreauth: true, maxLife: "15 seconds" });
+      const keytab = kdc.ktadd(who, "short.keytab");
+      const proxy = await startFaultProxy("127.0.0.1", srv.server.clientPort);
+      try {
+        const zk = await connect(proxy.connectString, { sasl: gssapi(who, keytab) });
+        const session = zk.sessionId;
+        const path = await zk.create(`${ROOT}/short`, "short-lived tickets", { acl: [{ perms: Perms.ALL, id: { scheme: "sasl", id: who } }] });
+        // The KDC's end time for this principal's tickets, issued after the client's: once it has passed, so have the client's.
+        const ccache = kdc.kinit(who, keytab, "short.cc");
+        const end = Math.max(...loadCcache(ccache).credentials.filter((c) => !c.server.components[0]?.startsWith("X-CACHECONF")).map((c) => c.endTime * 1000));
+        assert.ok(end - Date.now() < 16_000, `the ticket life is not short: ends ${new Date(end).toISOString()}`);
+        const logins = (): number => kdcLog().filter((l) => l.includes("AS_REQ") && l.includes("ISSUE") && l.includes(`${who} for krbtgt/`)).length;
+        const before = logins();
+        await until(`the tickets of ${who} to expire (${new Date(end).toISOString()})`, () => Date.now() > end + 1000, 30_000, 100);
+
+        const expired = await refused({ sasl: { mechanism: "GSSAPI", ccache: `FILE:${ccache}`, krb5Config: kdc.krb5Conf, serviceHost: "localhost" } }, "expired ccache");
+        assert.equal(expired.code, ErrorCode.AUTHFAILED);
+        assert.match(expired.message, /expired at \d{4}-\d\d-\d\dT[\d:.]+Z; run kinit/);
+
+        const down = nextState(zk, "disconnected");
+        const up = nextState(zk, "connected");
+        proxy.cut();
+        await down;
+        await up;
+        assert.equal(dec((await zk.getData(path)).data), "short-lived tickets");
+        assert.equal(zk.sessionId, session);
+        assert.ok(logins() > before, `no new AS exchange for ${who} after its tickets expired (${logins()} logins)`);
+      } finally {
+        await proxy.close();
+      }
+    }, 60_000);
+  });
+}
