@@ -2,7 +2,7 @@
 // end (a client principal whose keys are of one enctype only, and the service's session_enctypes string
 // attribute set to it, so the AS exchange, the TGT's and the service ticket's session keys, the authenticator
 // and the GSS wrap tokens are all of that enctype; the real KDC's log says which it issued), RC4 and DES keys
-// refused with an error naming the enctype, and tickets past a short lifetime (a principal with a 15 s
+// refused with an error naming the enctype, a client principal the KDC does not know, and tickets past a short lifetime (a principal with a 15 s
 // max life): once they have expired, a link cut is followed by a fresh login from the keytab on the same
 // session, while a ccache whose tickets have expired is refused with "run kinit". Real MIT KDC
 // (test/support/kdc.ts) and a real Kerberized 3.8.0 server. Under CI=true a missing KDC package fails the file.
@@ -118,6 +118,17 @@ if (missing.length > 0) {
         assert.ok(tgs?.includes(`rep=${tag}`) && tgs.includes(`ses=${tag}`), `TGS: ${tgs}`);
       }, 30_000);
     }
+
+    it("a client principal the KDC does not know (deleted after its keytab was made): AUTHFAILED naming it", async () => {
+      const who = `gone@${kdc.realm}`;
+      kdc.addPrincipal(who, { requiresPreauth: true });
+      const keytab = kdc.ktadd(who, "gone.keytab");
+      kdc.kadmin(`delprinc -force ${who}`);
+      const e = await refused({ sasl: gssapi(who, keytab) }, "unknown client principal");
+      assert.equal(e.code, ErrorCode.AUTHFAILED);
+      assert.match(e.message, /gone@ZKTS\.TEST/);
+      assert.match(e.message, /KDC_ERR_C_PRINCIPAL_UNKNOWN/);
+    }, 30_000);
 
     it("RC4 and DES keys are refused, naming the enctype (AUTHFAILED, before any KDC exchange)", async () => {
       const who = `rc4@${kdc.realm}`;
