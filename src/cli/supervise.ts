@@ -62,6 +62,8 @@ class Child {
   readonly ended: Promise<number>;
   private readonly proc: ChildProcess | null;
   private exited = false;
+  private killAt = Infinity;
+  private killTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(argv: readonly string[], env: Record<string, string>) {
     const setpriv = findSetpriv();
@@ -82,6 +84,7 @@ class Child {
       });
       proc.once("exit", (code, signal) => {
         this.exited = true;
+        if (this.killTimer !== undefined) clearTimeout(this.killTimer);
         resolve(code ?? (signal ? signalStatus(signal) : 1));
       });
     });
@@ -99,40 +102,50 @@ class Child {
   }
 
   /**
+   * `sig` to the group now and SIGKILL in `killInMs` (at once when 0) if the child has not ended by then; a
+   * SIGKILL already due earlier stays. `onKill` runs when SIGKILL has to be sent.
+   */
+  terminate(sig: NodeJS.Signals, killInMs: number, onKill: () => void): void {
+    if (this.exited) return;
+    const at = Date.now() + Math.max(0, killInMs);
+    if (at >= this.killAt) return this.signal(sig);
+    this.killAt = at;
+    if (this.killTimer !== undefined) clearTimeout(this.killTimer);
+    const kill = (): void => {
+      this.killTimer = undefined;
+      if (this.exited) return;
+      onKill();
+      this.signal("SIGKILL");
+    };
+    if (killInMs <= 0) return kill();
+    this.signal(sig);
+    this.killTimer = setTimeout(kill, killInMs);
+  }
+
+  /**
    * SIGTERM to the group, SIGKILL after `killInMs` (at once when 0), then SIGKILL to anything left in the group
    * once the child has ended. Resolves with the child's status; `onKill` runs if SIGKILL had to be sent.
    */
   async stop(killInMs: number, onKill: () => void): Promise<number> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    if (killInMs <= 0) {
-      onKill();
-      this.signal("SIGKILL");
-    } else {
-      this.signal("SIGTERM");
-      timer = setTimeout(() => {
-        onKill();
-        this.signal("SIGKILL");
-      }, killInMs);
-    }
+    this.terminate("SIGTERM", killInMs, onKill);
     const status = await this.ended;
-    if (timer !== undefined) clearTimeout(timer);
     this.signal("SIGKILL"); // grandchildren that outlived it must not outlive the leadership
     return status;
   }
 }
 
-/** SIGTERM/SIGINT while supervising: forwarded to a running child, else they end the wait. */
+/** SIGTERM/SIGINT while supervising: forwarded to a running child (`forward`), else they end the wait. */
 class Signals {
   received: Sig | null = null;
   readonly waiting = new AbortController();
-  child: Child | null = null;
+  forward: ((sig: Sig) => void) | null = null;
   private readonly handlers = new Map<Sig, () => void>();
 
   constructor() {
     for (const sig of ["SIGTERM", "SIGINT"] as const) {
       const h = (): void => {
         this.received = sig;
-        if (this.child) this.child.signal(sig);
+        if (this.forward) this.forward(sig);
         else this.waiting.abort(new Error(`interrupted by ${sig}`));
       };
       this.handlers.set(sig, h);
@@ -194,9 +207,14 @@ async function supervise(
   const unlisten = lost(onLost);
   const unwatch = watchLease(zk, () => onLost("lease lapsed"));
   const child = new Child(o.argv, env);
-  signals.child = child;
-  if (signals.received) child.signal(signals.received); // a signal that came in the meantime
+  const killed = (): void => status.line("child-killed", { pid: child.pid }, `child ${child.pid}: SIGKILL`);
   status.line("child-started", { pid: child.pid, program: o.argv[0] }, `child ${child.pid} started (${o.argv[0]})`);
+  // A signal to the supervisor goes to the child's group, and SIGKILL follows after --grace.
+  signals.forward = (sig) => {
+    status.line("signal", { signal: sig, pid: child.pid, killInMs: o.graceMs }, `${sig}: forwarded to child ${child.pid} (SIGKILL in ${o.graceMs} ms)`);
+    child.terminate(sig, o.graceMs, killed);
+  };
+  if (signals.received) signals.forward(signals.received); // a signal that came in the meantime
   try {
     const first = await Promise.race([child.ended.then((s) => ({ kind: "exited" as const, status: s })), lostNow.then((why) => ({ kind: "lost" as const, why }))]);
     if (first.kind === "exited") {
@@ -207,11 +225,11 @@ async function supervise(
     const killIn = Math.min(o.graceMs, killDeadline(zk));
     const loss = status.command === "lock" ? "lost" : "revoked";
     status.line(loss, { reason: first.why, pid: child.pid, killInMs: killIn }, `${loss} (${first.why}): stopping child ${child.pid} (SIGTERM, SIGKILL in ${killIn} ms)`);
-    const s = await child.stop(killIn, () => status.line("child-killed", { pid: child.pid }, `child ${child.pid}: SIGKILL`));
+    const s = await child.stop(killIn, killed);
     status.line("child-ended", { pid: child.pid, status: s }, `child ${child.pid} ended with status ${s}`);
     return { kind: "lost", why: first.why, status: s };
   } finally {
-    signals.child = null;
+    signals.forward = null;
     unwatch();
     unlisten();
   }

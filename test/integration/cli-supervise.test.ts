@@ -239,13 +239,17 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       assert.ok(dead - killedAt < 1000, `the child outlived its supervisor by ${dead - killedAt} ms`);
       const second = await kids.started(2, SESSION_MS * 3);
       assert.ok(second.start - killedAt >= SESSION_MS / 2, `the successor started ${second.start - killedAt} ms after the kill, before the session could expire`);
-      timelines.push(
-        `kill -9 failover: child ${first.pid} (token ${first.token}) alive ${first.start - killedAt}..${dead - killedAt} ms, supervisor SIGKILLed at 0; ` +
-          `child ${second.pid} (token ${second.token}, ${second.id}) started at ${second.start - killedAt} ms`,
-      );
       const next = await owner(sups, second.pid);
+      const elected = event(next, "elected")!;
+      assert.equal(elected.token, second.token.toString());
+      const stoppedAt = Date.now();
       kids.stop(second, 0);
       assert.equal((await next.cli.done).code, 0);
+      await kids.gone(second);
+      timelines.push(
+        `kill -9 failover (session ${SESSION_MS} ms): 0 supervisor of ${first.id} SIGKILLed; child ${first.pid} (${first.id}, token ${first.token}) alive ${first.start - killedAt}..${dead - killedAt} ms; ` +
+          `${second.id} elected at ${(elected.at as number) - killedAt} ms (token ${elected.token}); child ${second.pid} (${second.id}, token ${second.token}) alive ${second.start - killedAt}..${second.end! - killedAt} ms (told to exit at ${stoppedAt - killedAt} ms)`,
+      );
       const third = await kids.started(3);
       kids.stop(third, 0);
       assert.equal((await (await owner(sups, third.pid)).cli.done).code, 0);
@@ -272,6 +276,38 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       signal(holder, "SIGINT");
       assert.equal((await holder.cli.done).code, 130);
       assert.ok(!alive(second.pid));
+      kids.assertSerial();
+    } finally {
+      kids.close();
+    }
+  }, 60_000);
+
+  it("SIGTERM to the supervisor, its child ignoring SIGTERM: SIGKILL after the whole --grace, then it resigns (exit 137) and the next leads", async () => {
+    const kids = new Children();
+    try {
+      const path = `${root}/sigterm-grace`;
+      const GRACE = 1500;
+      const a = await supervisor(["elect", "--id", "stubborn", "--grace", String(GRACE), path, "--", ...kids.command("ignoreterm")]);
+      const first = await kids.started(1);
+      const b = await supervisor(["elect", "--id", "patient", path, "--", ...kids.command()]);
+      await until("two candidates", async () => (await children(path)).length === 2);
+      await until("the leader's child to be reported", () => a.childPids().includes(first.pid));
+      const sentAt = Date.now();
+      signal(a, "SIGTERM");
+      const r = await a.cli.done;
+      assert.equal(r.code, 137, r.err);
+      const forwarded = event(a, "signal")!;
+      assert.deepEqual([forwarded.signal, forwarded.killInMs], ["SIGTERM", GRACE]);
+      const gone = await kids.gone(first);
+      assert.ok(gone - sentAt >= GRACE, `SIGKILLed ${gone - sentAt} ms after the SIGTERM, before the grace of ${GRACE} ms`);
+      assert.ok(gone - sentAt < GRACE + 1000, `SIGKILLed ${gone - sentAt} ms after the SIGTERM`);
+      assert.deepEqual(a.events().map((e) => e.event), ["waiting", "elected", "child-started", "signal", "child-killed", "child-ended"]);
+      const second = await kids.started(2);
+      assert.equal(second.id, "patient");
+      timelines.push(`SIGTERM to the supervisor at 0 (grace ${GRACE} ms, child ignores SIGTERM): child ${first.pid} seen gone at ${gone - sentAt} ms, supervisor exited 137; next child (token ${second.token}) started at ${second.start - sentAt} ms`);
+      kids.stop(second, 0);
+      assert.equal((await b.cli.done).code, 0);
+      await kids.gone(second);
       kids.assertSerial();
     } finally {
       kids.close();
@@ -322,9 +358,14 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       assert.ok(dead <= second.start, `the old child was seen gone at ${dead - cutAt} ms, the successor's started at ${second.start - cutAt} ms`);
       const revoked = a.events().find((e) => e.event === "revoked");
       assert.ok(revoked && a.events().some((e) => e.event === "child-killed"), JSON.stringify(a.events()));
+      await until("the successor's elected line", () => event(b, "elected") !== undefined);
+      const elected = event(b, "elected")!;
+      assert.equal(elected.token, second.token.toString());
+      const killed = event(a, "child-killed")!;
       timelines.push(
-        `blackhole failover: cut at 0; revoked (${revoked.reason}) at ${(revoked.at as number) - cutAt} ms, SIGKILL due ${revoked.killInMs} ms later; ` +
-          `child ${first.pid} (token ${first.token}) seen gone at ${dead - cutAt} ms; child ${second.pid} (token ${second.token}) started at ${second.start - cutAt} ms`,
+        `blackhole failover (session ${SESSION_MS} ms): 0 link of ${first.id} blackholed; child ${first.pid} (${first.id}, token ${first.token}, ignores SIGTERM) alive ${first.start - cutAt}..${dead - cutAt} ms; ` +
+          `revoked (${revoked.reason}) at ${(revoked.at as number) - cutAt} ms, SIGKILL due ${revoked.killInMs} ms later, sent at ${(killed.at as number) - cutAt} ms; ` +
+          `${second.id} elected at ${(elected.at as number) - cutAt} ms (token ${elected.token}); child ${second.pid} started at ${second.start - cutAt} ms`,
       );
       proxy.blackhole(false);
       await until("the old leader to wait as a follower", async () => (await children(path)).length === 2, SESSION_MS * 4);
