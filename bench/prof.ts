@@ -7,12 +7,18 @@
 // its own; once all are armed, all fire); a 4th argument keeps that many operations outstanding (default 1).
 // PROF_SERVER=loopback puts bench/loopback.ts's in-process stand-in where the server was: the client's own
 // CPU alone, the same from run to run (with a real server, batch sizes vary and so does the count per op).
+// PROF_TRACE=subscriber or otel runs the same with a zookeeper-ts:request subscriber or the OpenTelemetry bridge.
 import { CreateMode, ZooKeeper } from "../src/index.ts";
 import { type LoopLink, loopbackSocket, loopbackTransport } from "./loopback.ts";
 import { RawSession, driver as raw } from "./runners/raw-client.ts";
 import type { Session } from "./runners/harness.ts";
 
 const [client = "ts", op = "connect", count = "100", depth = "1"] = process.argv.slice(2);
+// PROF_TRACE=subscriber|otel: npm run bench's traced variants (bench/runners/tracing.ts), loaded only then.
+const tracing = process.env.PROF_TRACE;
+if (tracing === "subscriber") (await import("./runners/tracing.ts")).subscribePlain();
+else if (tracing === "otel") (await import("./runners/tracing.ts")).instrumentOtel();
+else if (tracing) throw new Error(`PROF_TRACE=${tracing}: subscriber or otel`);
 const n = Number(count);
 /** Runs `one` n times with `depth` of them outstanding at once. */
 async function loop(one: (i: number) => Promise<unknown>): Promise<void> {
