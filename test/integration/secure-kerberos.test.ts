@@ -254,6 +254,30 @@ if (missing.length > 0) {
       assert.ok(keytab > 0 && none > 0);
     }, 60_000);
 
+    it("a server whose keytab is stale (the KDC has a newer key): connect() fails within its timeout, AUTHFAILED on 3.8 and later", async () => {
+      const stale = await startKerberosServer({ kdc, serviceHost: "stale.test" });
+      try {
+        kdc.kadmin(`ktadd -k ${kdc.dir}/rotated.keytab ${stale.principal}`); // a new key version the server does not have
+        const started = performance.now();
+        const e = await failure(
+          ZooKeeper.connect(stale.connectString, { connectTimeout: 4000, sasl: gssapi({ principal: alice, keytab: aliceKeytab, serviceHost: "stale.test" }) }),
+          `token refused by the server (${VERSION})`,
+        );
+        const took = performance.now() - started;
+        process.stderr.write(`[secure-kerberos] token refused by the server (${VERSION}): connect() rejected after ${Math.round(took)} ms\n`);
+        // 3.4.13 closes the connection without answering the refused token: the client sees lost links until the timeout.
+        if (serverAtLeast("3.8.0")) {
+          assert.equal(e.code, ErrorCode.AUTHFAILED);
+          assert.ok(took < 3500, `took ${took} ms`);
+        } else {
+          assert.equal(e.code, ErrorCode.CONNECTIONLOSS);
+          assert.ok(took < 6000, `took ${took} ms`);
+        }
+      } finally {
+        await stale.close();
+      }
+    }, 90_000);
+
     // 3.4.13 has no sessionRequireClientSASLAuth, and answers a refused SASL token by closing the connection
     // without a reply (ZooKeeperServer.processSasl): to a client that is a lost link, not a refusal.
     describeFrom("3.6.0", "a server with sessionRequireClientSASLAuth=true", () => {
