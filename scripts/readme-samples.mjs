@@ -6,6 +6,7 @@
 // run with `node` against ZK_CONNECT (each `127.0.0.1:2181` in a sample becomes that address); with ZK_CONNECT
 // unset it brings up a throwaway server through test/support (zk-shared-main.ts) and stops it at the end. A
 // sample must end by itself, within 60 s. Samples run in order: README.md first, then the guides by file name.
+// A ```js block is CommonJS (the README's require() sample): it is run as a .cjs file, not type-checked.
 // Usage: node scripts/readme-samples.mjs [--no-run]   (needs `npm run build` first; `npm run readme` does both)
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -33,11 +34,11 @@ function blocksOf(source) {
     const start = i + 1;
     const body = [];
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
-    if (fence[1] !== "ts") continue; // another language (sh, ini, a table in a plain fence): skipped whole
+    if (fence[1] !== "ts" && fence[1] !== "js") continue; // another language (sh, ini, json, a plain fence): skipped
     const flags = (fence[2] ?? "").split(/\s+/).filter(Boolean);
     const unknown = flags.filter((f) => f !== "no-run");
     if (unknown.length) throw new Error(`${source}:${start}: unknown flag(s) ${unknown.join(", ")} (only "no-run")`);
-    found.push({ source, line: start, heading, run: !flags.includes("no-run"), code: body.join("\n") + "\n" });
+    found.push({ source, line: start, heading, lang: fence[1], run: !flags.includes("no-run"), code: body.join("\n") + "\n" });
   }
   return found;
 }
@@ -48,12 +49,13 @@ mkdirSync(out, { recursive: true });
 const slug = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40);
 for (const [n, b] of blocks.entries()) {
   b.where = `${b.source}:${b.line}`;
-  b.file = join(out, `${String(n + 1).padStart(2, "0")}-${slug(b.source.replace(/\.md$/, ""))}-${slug(b.heading)}.ts`);
-  // A leading `export {}` makes each sample its own module even if it imports nothing (top-level await).
-  writeFileSync(b.file, `// ${b.where} (${b.heading})\nexport {};\n${b.code}`);
+  b.file = join(out, `${String(n + 1).padStart(2, "0")}-${slug(b.source.replace(/\.md$/, ""))}-${slug(b.heading)}.${b.lang === "ts" ? "ts" : "cjs"}`);
+  // A leading `export {}` makes each TypeScript sample its own module even if it imports nothing (top-level await).
+  writeFileSync(b.file, `// ${b.where} (${b.heading})\n${b.lang === "ts" ? "export {};\n" : "\n"}${b.code}`);
 }
 const per = sources.map((s) => [s, blocks.filter((b) => b.source === s)]).filter(([, bs]) => bs.length);
-console.log(`[readme] ${blocks.length} ts blocks (${blocks.filter((b) => b.run).length} to run, ${blocks.filter((b) => !b.run).length} no-run) in ${per.map(([s, bs]) => `${s} ${bs.length}`).join(", ")}`);
+const tsCount = blocks.filter((b) => b.lang === "ts").length;
+console.log(`[readme] ${tsCount} ts blocks and ${blocks.length - tsCount} CommonJS js block(s) (${blocks.filter((b) => b.run).length} to run, ${blocks.filter((b) => !b.run).length} no-run) in ${per.map(([s, bs]) => `${s} ${bs.length}`).join(", ")}`);
 
 // Type-check against the built package: the root tsconfig's options, without its paths to src/.
 writeFileSync(join(out, "tsconfig.json"), JSON.stringify({
@@ -70,7 +72,7 @@ const origin = (text) => text.replace(/(tmp\/readme-samples\/[^(:\s]+\.ts)\((\d+
 process.stdout.write(origin(tsc.stdout + tsc.stderr));
 const failures = [];
 if (tsc.status !== 0) failures.push("type check of the documentation samples and the type test against the built package");
-else console.log(`[readme] type check ok: ${blocks.length} samples + test/types/public-api.ts against dist/*.d.ts`);
+else console.log(`[readme] type check ok: ${tsCount} samples + test/types/public-api.ts against dist/*.d.ts`);
 
 /** A throwaway standalone server from test/support, for a run without ZK_CONNECT; stopped by closing its stdin. */
 async function throwawayServer() {
@@ -91,10 +93,11 @@ if (!process.argv.includes("--no-run")) {
   const host = target.split(",")[0].split("/")[0];
   try {
     for (const b of blocks.filter((x) => x.run)) {
-      const js = ts.transpileModule(readFileSync(b.file, "utf8").replaceAll("127.0.0.1:2181", host), {
+      const source = readFileSync(b.file, "utf8").replaceAll("127.0.0.1:2181", host);
+      const js = b.lang === "ts" ? ts.transpileModule(source, {
         compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: true },
-      }).outputText;
-      const file = b.file.replace(/\.ts$/, ".mjs");
+      }).outputText : source;
+      const file = b.lang === "ts" ? b.file.replace(/\.ts$/, ".mjs") : b.file;
       writeFileSync(file, js);
       const t = Date.now();
       const r = spawnSync(process.execPath, [file], { cwd: root, encoding: "utf8", timeout: 60_000, env: process.env });
