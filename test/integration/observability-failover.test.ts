@@ -113,6 +113,36 @@ describe("observability: a LeaderElection failover as a trace (real server, Open
     // span "election {path}" of its own where they do not (Deno).
     assert.ok(bElected!.span === top || bElected!.span.name === `election ${path}`, `b's elected is recorded${why}`);
   }, 60_000);
+
+  it("an election event with no open span where it is emitted goes on an INTERNAL span of its own, never dropped", async () => {
+    const manager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(manager);
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const off = instrument({ tracerProvider });
+    const path = `${root}/alone`;
+    const z = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    try {
+      const e = new LeaderElection(z, path, { id: "solo" });
+      await e.start(); // outside any span
+      await e.waitForLeadership();
+      await e.close();
+    } finally {
+      off();
+      await z.close();
+      context.disable();
+      trace.disable();
+    }
+    const spans = exporter.getFinishedSpans();
+    const own = spans.filter((s) => s.name === `election ${path}`);
+    const why = `\n${renderSpanTree(spans, { rewrite: shorten(root) })}`;
+    assert.deepEqual(own.map((s) => s.events.map((e) => `${e.name} ${e.attributes?.["zookeeper.election.id"]}`)), [["zookeeper.election.elected solo"], ["zookeeper.election.revoked solo"]], why);
+    for (const s of own) {
+      assert.equal(s.kind, SpanKind.INTERNAL);
+      assert.equal(s.attributes["db.system.name"], "zookeeper");
+      assert.equal(parentId(s), undefined, `no span was active: a root${why}`);
+    }
+  }, 60_000);
 });
 
 /** Readable names: the test's root as /app, a protected candidate's UUID as an ellipsis. */
