@@ -3,7 +3,6 @@
 // to register is not registered when the (late) reply arrives. A request already on the wire may still
 // apply on the server: an abort only stops us waiting for its answer.
 import { badArguments } from "./errors.ts";
-import type { Request } from "./request.ts";
 
 /** The last, optional argument of every operation. */
 export interface CallOptions {
@@ -20,42 +19,6 @@ export function signalOf(op: string, path: string | undefined, options: CallOpti
   if (typeof AbortSignal === "undefined" || !(s instanceof AbortSignal)) throw badArguments("signal must be an AbortSignal", op, path);
   s.throwIfAborted();
   return s;
-}
-
-/**
- * Submits `req` so that `signal` can abandon it. `abandonedReply` runs (in the receive path) for a reply
- * that arrives after the abort, instead of the request's own onReply: it undoes what the server did that
- * only the abandoned caller would have cleaned up (e.g. a persistent watch nobody listens to).
- */
-export function submitAbortable<T>(
-  submit: (req: Request<T>) => Promise<T>,
-  req: Request<T>,
-  signal: AbortSignal | undefined,
-  abandonedReply?: (err: number) => void,
-): Promise<T> {
-  if (!signal) return submit(req);
-  if (signal.aborted) return Promise.reject(signal.reason);
-  let abandoned = false;
-  const own = req.onReply;
-  const wrapped: Request<T> = {
-    ...req,
-    signal,
-    onReply: (err) => {
-      if (!abandoned) own?.(err);
-      else abandonedReply?.(err);
-    },
-  };
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      abandoned = true;
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    submit(wrapped).then(
-      (v) => (signal.removeEventListener("abort", onAbort), resolve(v)),
-      (e: unknown) => (signal.removeEventListener("abort", onAbort), reject(e)),
-    );
-  });
 }
 
 /** Races a promise that cannot itself be cancelled (e.g. a local step) against `signal`. */

@@ -1,69 +1,35 @@
 // The one path every operation takes (go-zookeeper's `c.request(opcode, req, res, recvFunc)`): the op
 // table's entry encodes the request and decodes the reply, the body's path is mapped into the chroot, a
-// watcher is registered in the receive path together with its reply, a signal can abandon the call, and
-// the decoded reply is mapped back out of the chroot. Argument checks stay with each public method.
+// watcher is registered in the receive path together with its reply, and the call goes to the session's
+// send (request.ts: a signal can abandon it; the decoded reply is mapped back out of the chroot). Argument
+// checks stay with each public method.
 import { AddWatchMode, CreateMode, ErrorCode, WatcherType } from "../protocol/constants.ts";
-import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
 import { type Create2Response, Ops } from "../protocol/ops.ts";
 import { addChroot, stripChroot } from "../protocol/path.ts";
 import type { ClientInfo, Stat } from "../protocol/records.ts";
-import { signalOf, submitAbortable } from "./abort.ts";
+import { signalOf } from "./abort.ts";
 import { Ids } from "./acl.ts";
 import type { Needs } from "./features.ts";
 import { type HelperClient, createWithParents } from "./helpers.ts";
-import type { Request } from "./request.ts";
+import type { Call, CallSpec, Send } from "./request.ts";
 import type { CreateOptions, Data, Watcher } from "./types.ts";
 import { checkAcl, checkCreateMode, checkPath, toBytes } from "./validate.ts";
 import type { WatchKind, WatchRegistry } from "./watches.ts";
 
-/** The part of an `Ops` table entry a call uses: the opcode and the two codecs of the client's side. */
-export interface CallSpec<Req, Res> {
-  readonly code: number;
-  writeRequest(w: JuteWriter, req: Req): void;
-  readResponse(r: JuteReader): Res;
-}
-
-/**
- * How one call runs besides its body. The codecs come from the op table and the result mappings are shared
- * functions; per call there is this object, the body, the Request and (only with a watcher) one reply hook.
- */
-export interface Call<Res, Out> {
-  /** The public operation's name, for errors ("getData", "createWithStat", ...). */
-  op: string;
-  /** The path the caller gave (inside the chroot), for errors. */
-  path?: string;
-  /** Server features the request needs: refused locally (UNIMPLEMENTED, nothing sent) when missing. */
-  needs?: Needs;
-  /** Validated by `signalOf`; an abort rejects the call with its reason. */
-  signal?: AbortSignal;
-  /** Runs in the receive path with the reply's code, before the promise settles (go-zookeeper's recvFunc). */
-  onReply?: (err: number) => void;
-  /** Registered at reply time on the body's (server) path: as `watchAs` on OK, as `watchAsIfNoNode` on NONODE. */
-  watcher?: Watcher;
-  /** The watch table `watcher` goes into on OK. */
-  watchAs?: WatchKind;
-  /** The watch table `watcher` goes into on NONODE (exists: the server keeps a watch for the creation). */
-  watchAsIfNoNode?: WatchKind;
-  /** Runs instead of the reply hooks for a reply that arrives after `signal` aborted (abort.ts). */
-  abandoned?: (err: number) => void;
-  /** Maps the decoded reply, e.g. server paths back into the chroot; a throw rejects the call. */
-  result?: (res: Res, chroot: string) => Out;
-  /** The body's `path` is a server path already (outside the chroot: /zookeeper/config). */
-  absolute?: boolean;
-}
+export type { Call, CallSpec };
 
 /** Runs operations for one client: its chroot, its watch tables and its session's submit. */
 export class Caller {
   readonly chroot: string;
   readonly watches: WatchRegistry;
-  private readonly submit: <T>(req: Request<T>) => Promise<T>;
+  private readonly send: Send;
   /** Who the session authenticated as, for NOAUTH's message (request.ts). */
   private readonly identities: (() => string) | undefined;
 
-  constructor(chroot: string, watches: WatchRegistry, submit: <T>(req: Request<T>) => Promise<T>, identities?: () => string) {
+  constructor(chroot: string, watches: WatchRegistry, send: Send, identities?: () => string) {
     this.chroot = chroot;
     this.watches = watches;
-    this.submit = submit;
+    this.send = send;
     this.identities = identities;
   }
 
@@ -74,16 +40,18 @@ export class Caller {
 
   /**
    * Sends `body` as `spec`'s request and resolves with its decoded (and `result`-mapped) reply; rejects with a
-   * ZooKeeperError carrying `op` and `path`. A `path` field of `body` is a client path unless `absolute`.
+   * ZooKeeperError carrying `op` and `path`. A `path` field of `body` is a client path unless `absolute`. `o` is
+   * this call's own descriptor (made per call): completed here with the chroot, the identities and the watcher's
+   * reply hook, then held by the request until its reply.
    */
   call<Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, o: Call<Res, Out>): Promise<Out> {
     const chroot = this.chroot;
     const pathed = body as (Req & { path?: unknown }) | undefined;
     if (chroot !== "" && o.absolute !== true && typeof pathed?.path === "string") body = { ...body, path: addChroot(chroot, pathed.path) };
-    let onReply = o.onReply;
-    if (o.watcher !== undefined) onReply = watchOnReply(this.watches, (body as { path: string }).path, o.watcher, o.watchAs ?? "data", o.watchAsIfNoNode);
-    const req: Request<Out> = { opcode: spec.code, op: o.op, path: o.path, write: spec.writeRequest, body, decode: spec.readResponse, result: o.result, chroot, onReply, needs: o.needs, identities: this.identities };
-    return submitAbortable(this.submit, req, o.signal, o.abandoned);
+    if (o.watcher !== undefined) o.onReply = watchOnReply(this.watches, (body as { path: string }).path, o.watcher, o.watchAs ?? "data", o.watchAsIfNoNode);
+    o.chroot = chroot;
+    o.identities = this.identities;
+    return this.send(spec, body, o);
   }
 
   /** After an abandoned addWatch succeeded: the server's watch has no listener; drop it unless another needs it. */

@@ -3,7 +3,7 @@
 // the session owns those and makes a new Connection for every attempt.
 import { ErrorCode, Xid } from "../protocol/constants.ts";
 import { ProtocolError } from "../protocol/errors.ts";
-import { FrameDecoder, PING_FRAME, encodeFrame } from "../protocol/frame.ts";
+import { FrameDecoder, encodeFrame } from "../protocol/frame.ts";
 import { JuteReader, frameBytes } from "../protocol/jute.ts";
 import {
   type ConnectRequest,
@@ -14,45 +14,34 @@ import {
   writeConnectRequest,
 } from "../protocol/records.ts";
 import { ZooKeeperError } from "./errors.ts";
-import type { Needs } from "./features.ts";
 import { Fifo } from "./fifo.ts";
 import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
 import { microtask } from "./microtask.ts";
 import { isStalled, pingIntervalFor, readTimeoutFor, tickFor } from "./liveness.ts";
-import type { Link } from "./transport.ts";
+import { Ops } from "../protocol/ops.ts";
+import { type Call, Pending } from "./request.ts";
+import type { Link, LinkHandlers } from "./transport.ts";
 import type { Logger } from "./types.ts";
 
-/** A request on the wire, waiting for its reply. */
-export interface InFlight {
-  xid: number;
-  opcode: number;
-  /** Called with the reply's error code; `body` is positioned after the header (null when err != 0). */
-  onReply(err: number, body: JuteReader | null): void;
-  onFail(code: number, reason: string): void;
-  /** Server features the request needs; checked by the session before it goes on the wire. */
-  needs?: Needs;
-  /** Clock time it was queued for the wire (set by the connection; its reply acknowledges this send). */
-  sentAt?: number;
-  /**
-   * True for the caller's requests only: their replies' zxid becomes the session's lastZxid. The replies to
-   * the client's own frames on a new link (SASL, feature probes, SetWatches) can overtake the catch-up
-   * notifications of watches still to be re-registered; taken as lastZxid, a cut right after them would
-   * make the next SetWatches skip those changes (docs/session-states.md, "Priming a new connection").
-   */
-  tracksZxid?: boolean;
-}
-
-export interface ConnectionEvents {
+/**
+ * What a connection reports to, and takes its xids from: the session (one interface, no relay in between).
+ * Notifications, zxids and stalls come from whichever of the session's connections heard them.
+ */
+export interface ConnectionOwner {
   onNotification(event: WatcherEvent, zxid: bigint): void;
-  /** The zxid of a reply to one of the caller's requests (`InFlight.tracksZxid`), for reconnects. */
+  /** The zxid of a reply to one of the caller's requests (`Pending.tracksZxid`), for reconnects. */
   onZxid(zxid: bigint): void;
   /** A link callback (data, drain, close) came while this process's timers were overdue (it was paused): before the callback acts. */
-  onResume?(): void;
-  /** The connection is ending: called once, before any request in flight fails (so their callers see the session's new state). */
-  onClosing?(reason: string): void;
+  onResume(): void;
+  /** `conn` is ending: called once, before any request in flight fails (so their callers see the session's new state). */
+  onClosing(conn: Connection): void;
+  /** The next xid, taken as a frame is queued for the wire (so xids follow the order on the wire). */
+  nextXid(): number;
 }
 
 export interface ConnectionOptions {
+  /** "host:port" it is for, until the link (and its own `remote`) exists. */
+  target: string;
   maxBufferSize: number;
   logger: Logger;
   /** Timers and "now" (default: the runtime's timers and performance.now()). */
@@ -61,15 +50,25 @@ export interface ConnectionOptions {
 
 const MAX_WRITE = 256 * 1024;
 
-export class Connection {
-  readonly link: Link;
+/** Every ping's call: the client's own, answered by a bare header (its Pending settles nobody). */
+const PING: Call<unknown, unknown> = { op: "ping", lane: "own" };
+const ignore = (): void => {};
+
+/**
+ * Made before its link: it is the link's handlers (the Transport reports to it directly), and `attach` gives it
+ * the link once the Transport has opened it. Events that come before that (a TLS refusal in the same turn as the
+ * dial) are handled as they come.
+ */
+export class Connection implements LinkHandlers {
+  private link: Link | null = null;
+  private readonly target: string;
+  private readonly owner: ConnectionOwner;
   private readonly decoder: FrameDecoder;
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly now: () => number;
-  private events: ConnectionEvents | null = null;
-  private readonly inFlight = new Fifo<InFlight>();
-  private readonly authInFlight = new Fifo<InFlight>();
+  private readonly inFlight = new Fifo<Pending>();
+  private readonly authInFlight = new Fifo<Pending>();
   private handshake: { resolve(r: ConnectResponse): void; reject(e: Error): void } | null = null;
   private outbox: Uint8Array[] = [];
   private outboxBytes = 0;
@@ -85,7 +84,7 @@ export class Connection {
   private blocked = false;
   private lastSend = 0;
   private lastRecv = 0;
-  private readonly pings = new Fifo<number>(); // send times of the pings awaiting their reply
+  private readonly pings = new Fifo<Pending>(); // the pings awaiting their reply
   private handshakeSentAt = Number.NEGATIVE_INFINITY;
   private acked = Number.NEGATIVE_INFINITY;
   private tickMs = 0;
@@ -98,14 +97,29 @@ export class Connection {
   /** Resolves (with the reason) once the connection has ended, for any reason. */
   readonly closed: Promise<string> = new Promise<string>((resolve) => (this.onEnd = resolve));
 
-  constructor(link: Link, opts: ConnectionOptions) {
-    this.link = link;
+  constructor(owner: ConnectionOwner, opts: ConnectionOptions) {
+    this.owner = owner;
+    this.target = opts.target;
     this.decoder = new FrameDecoder(opts.maxBufferSize);
     this.reader = new JuteReader(new Uint8Array(0), 0, 0, this.decoder.maxFrameSize * 2);
     this.log = opts.logger;
     this.clock = opts.clock ?? systemClock;
     this.now = () => this.clock.now();
     this.lastRecv = this.lastSend = this.now();
+  }
+
+  /** The link, once the Transport has opened it: closed at once when the connection ended first. */
+  attach(link: Link): void {
+    if (this.closedReason !== null) {
+      link.close();
+      return;
+    }
+    this.link = link;
+  }
+
+  /** "host:port" of the server (the link's, once there is one). */
+  get remote(): string {
+    return this.link?.remote ?? this.target;
   }
 
   get isClosed(): boolean {
@@ -126,17 +140,18 @@ export class Connection {
     return this.inFlight.length + this.authInFlight.length;
   }
 
-  // --- link callbacks (wired by the dialer's handlers) ---
+  // --- link callbacks (LinkHandlers: the Transport calls them) ---
 
-  handleData(chunk: Uint8Array): void {
+  // Bound (arrow properties): a Transport may call them detached from this object.
+  readonly onData = (chunk: Uint8Array): void => {
     if (this.closedReason !== null) return;
     this.heardInChunk = false;
     try {
       this.decoder.each(chunk, this.onFrame);
     } catch (e) {
-      this.fault(`bad frame from ${this.link.remote}: ${(e as Error).message}`);
+      this.fault(`bad frame from ${this.remote}: ${(e as Error).message}`);
     }
-  }
+  };
 
   /** Whether a whole frame of the chunk being read has been seen yet (see onFrame). */
   private heardInChunk = false;
@@ -161,7 +176,7 @@ export class Connection {
     } catch (e) {
       // A reply that does not decode means the stream can no longer be trusted.
       const why = e instanceof ProtocolError || e instanceof Error ? e.message : String(e);
-      this.fault(`malformed frame from ${this.link.remote}: ${why}`);
+      this.fault(`malformed frame from ${this.remote}: ${why}`);
       return false;
     }
     return this.closedReason === null;
@@ -173,24 +188,27 @@ export class Connection {
     this.close(reason);
   }
 
-  handleDrain(): void {
+  readonly onDrain = (): void => {
     this.wake();
     this.blocked = false;
     this.flush();
-  }
+  };
 
-  handleClose(error?: Error): void {
+  readonly onClose = (error?: Error): void => {
     this.wake();
-    this.close(error ? `connection to ${this.link.remote} lost: ${error.message}` : `server ${this.link.remote} closed the connection`, ErrorCode.CONNECTIONLOSS, error);
+    this.close(error ? `connection to ${this.remote} lost: ${error.message}` : `server ${this.remote} closed the connection`, ErrorCode.CONNECTIONLOSS, error);
   }
 
   // --- handshake ---
 
   /** Sends the ConnectRequest and resolves with the server's ConnectResponse. */
-  connect(req: ConnectRequest, timeoutMs: number, events: ConnectionEvents): Promise<ConnectResponse> {
-    this.events = events;
+  connect(req: ConnectRequest, timeoutMs: number): Promise<ConnectResponse> {
     return new Promise<ConnectResponse>((resolve, reject) => {
-      const timer = this.clock.setTimeout(() => this.close(`no ConnectResponse from ${this.link.remote} within ${timeoutMs} ms`), timeoutMs);
+      if (this.closedReason !== null) {
+        reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, this.closedReason));
+        return;
+      }
+      const timer = this.clock.setTimeout(() => this.close(`no ConnectResponse from ${this.remote} within ${timeoutMs} ms`), timeoutMs);
       this.handshake = {
         resolve: (r) => {
           this.clock.clearTimeout(timer);
@@ -227,7 +245,7 @@ export class Connection {
   private wakeAt(now: number): boolean {
     // True when the periodic tick is well overdue, i.e. this process has not been running on time.
     if (!isStalled(now, this.lastTick, this.tickMs)) return false;
-    this.events?.onResume?.();
+    this.owner.onResume();
     return true;
   }
 
@@ -246,31 +264,30 @@ export class Connection {
     if (this.closedReason !== null) return;
     const now = this.now();
     if (now - this.lastRecv > this.readTimeout) {
-      this.close(`no reply from ${this.link.remote} for ${Math.round(now - this.lastRecv)} ms (read timeout ${Math.round(this.readTimeout)} ms)`);
+      this.close(`no reply from ${this.remote} for ${Math.round(now - this.lastRecv)} ms (read timeout ${Math.round(this.readTimeout)} ms)`);
       return;
     }
     if (now - this.lastSend >= this.pingInterval) {
-      this.pings.push(now);
-      this.enqueue(PING_FRAME);
+      this.send(new Pending(Ops.ping, undefined, PING, Number.POSITIVE_INFINITY, ignore, ignore));
     }
     this.schedule();
   }
 
   // --- requests ---
 
-  /** Queues a request frame; `pending` gets its reply (absent for fire-and-forget frames). */
-  send(frame: Uint8Array, pending?: InFlight): void {
+  /** Queues a request's frame, its xid written now; `p` gets its reply. */
+  send(p: Pending): void {
     if (this.closedReason !== null) {
-      pending?.onFail(ErrorCode.CONNECTIONLOSS, this.closedReason);
+      p.onFail(ErrorCode.CONNECTIONLOSS, this.closedReason);
       return;
     }
-    // Queued before its reply is awaited: frames that beforeNextWrite's callback sends go ahead of this
-    // one, on the wire and in flight alike.
-    this.enqueue(frame);
-    if (pending) {
-      pending.sentAt = this.batchAt;
-      (pending.xid === Xid.AUTH ? this.authInFlight : this.inFlight).push(pending);
-    }
+    // Frames that beforeNextWrite's callback sends go ahead of this one, on the wire and in flight alike,
+    // and so take their xids first.
+    this.runBeforeWrite();
+    p.assignXid(this.owner.nextXid());
+    this.enqueue(p.frame);
+    p.sentAt = this.batchAt;
+    (p.xid === Xid.AUTH ? this.authInFlight : p.xid === Xid.PING ? this.pings : this.inFlight).push(p);
   }
 
   /**
@@ -340,10 +357,12 @@ export class Connection {
 
   private writeNow(bytes: Uint8Array): void {
     this.lastSend = this.now();
+    const link = this.link;
+    if (link === null) return; // only before attach(), when nothing is sent
     try {
-      if (!this.link.write(bytes)) this.blocked = true;
+      if (!link.write(bytes)) this.blocked = true;
     } catch (e) {
-      this.close(`write to ${this.link.remote} failed: ${(e as Error).message}`, ErrorCode.CONNECTIONLOSS, e as Error);
+      this.close(`write to ${this.remote} failed: ${(e as Error).message}`, ErrorCode.CONNECTIONLOSS, e as Error);
     }
   }
 
@@ -364,12 +383,12 @@ export class Connection {
     const err = r.int();
     switch (xid) {
       case Xid.NOTIFICATION:
-        this.events?.onNotification(readWatcherEvent(r), zxid);
+        this.owner.onNotification(readWatcherEvent(r), zxid);
         return;
       case Xid.PING:
         // A ping reply nobody asked for can only be a corrupted xid: the stream is not to be trusted.
         if (this.pings.length === 0) throw new ProtocolError("BAD_FRAME", "ping reply without a ping outstanding");
-        this.ack(this.pings.shift()!);
+        this.ack(this.pings.shift()!.sentAt);
         return;
       case Xid.AUTH: {
         const auth = this.authInFlight.shift();
@@ -384,7 +403,7 @@ export class Connection {
       this.inFlight.push(head); // failed with the rest on close
       throw new ProtocolError("BAD_FRAME", `xid out of order: expected ${head.xid}, got ${xid}`);
     }
-    if (zxid > 0n && head.tracksZxid === true) this.events?.onZxid(zxid);
+    if (zxid > 0n && head.tracksZxid) this.owner.onZxid(zxid);
     this.ack(head.sentAt);
     head.onReply(err, err === 0 ? r : null);
   }
@@ -403,7 +422,7 @@ export class Connection {
     this.timer = null;
     this.outbox = [];
     this.beforeWrite = null;
-    this.link.close();
+    this.link?.close();
     this.log.debug(`zookeeper: connection closed: ${reason}`);
     if (this.handshake) {
       const h = this.handshake;
@@ -413,7 +432,7 @@ export class Connection {
     }
     // The owner first (the session moves to "disconnected"), then the requests: a caller that catches
     // CONNECTIONLOSS reads the new state, never "connected".
-    this.events?.onClosing?.(reason);
+    this.owner.onClosing(this);
     for (const p of this.authInFlight.drain()) p.onFail(code, reason);
     for (const p of this.inFlight.drain()) p.onFail(code, reason);
     this.onEnd(reason);

@@ -1,20 +1,20 @@
-// One connection attempt: dial a host, send the ConnectRequest, check the answer, run SASL. It
-// returns an Outcome for the session's loop to act on (and never ends the session itself): a
-// connection to prime, a failure worth another try, a verdict that ends the session, or "stopped"
-// when the session ended meanwhile.
+// One connection attempt: the SASL mechanism (a Kerberos service ticket before any socket), dial a host,
+// send the ConnectRequest, check the answer. It returns an Outcome for the session's loop to act on (and
+// never ends the session itself): a connection to authenticate and prime, a failure worth another try, a
+// verdict that ends the session, or "stopped" when the session ended meanwhile. The connection reports to
+// its owner (the session) directly: nothing is relayed through here.
 import { ErrorCode } from "../protocol/constants.ts";
 import type { HostPort } from "../protocol/connect-string.ts";
-import type { JuteWriter } from "../protocol/jute.ts";
 import type { ConnectResponse } from "../protocol/records.ts";
-import { Connection } from "./connection.ts";
+import { Connection, type ConnectionOwner } from "./connection.ts";
 import type { Clock } from "./clock.ts";
-import { type SaslClient, type SaslFactory, SaslRefused, saslExchange } from "./sasl-exchange.ts";
+import { type SaslClient, type SaslFactory, SaslRefused } from "./sasl-exchange.ts";
 import type { EndState } from "./session-states.ts";
 import type { Dialer, Link } from "./transport.ts";
 import type { Logger, TlsOptions } from "./types.ts";
 
 export type Outcome =
-  | { kind: "established"; conn: Connection; res: ConnectResponse }
+  | { kind: "established"; conn: Connection; res: ConnectResponse; mech: SaslClient | undefined }
   | { kind: "failed"; error: Error }
   | { kind: "fatal"; state: EndState; code: ErrorCode; reason: string }
   | { kind: "stopped" };
@@ -37,19 +37,14 @@ export interface DialContext {
   first: boolean;
   /** The session to resume, or null to ask for a new one. */
   resume: { id: bigint; password: Uint8Array } | null;
+  /** Where the connection reports (notifications, zxids, stalls, its end) and takes its xids from. */
+  owner: ConnectionOwner;
   /** The session ended (or is closing): give up this attempt. */
   stopped(): boolean;
   /** The attempt's connection exists (so ending the session can close it). */
   attempting(c: Connection): void;
   /** The handshake is accepted: learn the session's id, password and timeout. */
   accepted(res: ConnectResponse, c: Connection): void;
-  onNotification(ev: { type: number; state: number; path: string }, zxid: bigint): void;
-  onZxid(zxid: bigint): void;
-  onResume(): void;
-  /** The connection is ending, before its requests fail. */
-  onClosing(c: Connection): void;
-  nextXid(): number;
-  writer: JuteWriter;
 }
 
 /** A new session's ConnectRequest password: 16 zero bytes (only ever read). */
@@ -58,15 +53,6 @@ const NO_PASSWORD = new Uint8Array(16);
 export async function establish(x: DialContext, host: HostPort): Promise<Outcome> {
   let perHost = Math.max(1000, (x.negotiatedTimeout || x.sessionTimeout) / x.hostCount);
   if (x.first) perHost = Math.min(perHost, Math.max(500, x.connectTimeout / 2));
-  // Link events that come before the Connection exists are kept and replayed, never dropped: a
-  // runtime may emit the TLS 1.3 refusal (an error, then close) in the same turn as the handshake,
-  // before this await resumes; dropping it left the attempt waiting out perHost for a ConnectResponse.
-  let conn: Connection | null = null;
-  const early: ((c: Connection) => void)[] = [];
-  const on = (f: (c: Connection) => void): void => {
-    if (conn) f(conn);
-    else early.push(f);
-  };
   // The SASL client first (GSSAPI: the service ticket from the KDC), so a refused login leaves no session
   // behind on the server and an unreachable KDC is this attempt's error (the connect timeout's message names it).
   let mech: SaslClient | undefined;
@@ -79,27 +65,18 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
     }
     if (x.stopped()) return { kind: "stopped" };
   }
-  let link;
+  // The connection exists before its link and is the link's handlers: a runtime may report the TLS 1.3 refusal
+  // (an error, then close) in the same turn as the handshake, before the dial's promise resumes this function.
+  const c = new Connection(x.owner, { target: `${host.host}:${host.port}`, maxBufferSize: x.maxBufferSize, logger: x.logger, clock: x.clock });
   try {
-    link = await dialWithin(x.clock, perHost, host, (signal) =>
-      x.dialer(
-        host,
-        {
-          onData: (chunk) => on((c) => c.handleData(chunk)),
-          onDrain: () => on((c) => c.handleDrain()),
-          onClose: (err) => on((c) => c.handleClose(err)),
-        },
-        { tls: x.tls, timeoutMs: perHost, signal },
-      ),
-    );
+    c.attach(await dialWithin(x.clock, perHost, host, (signal) => x.dialer(host, c, { tls: x.tls, timeoutMs: perHost, signal })));
   } catch (e) {
     return { kind: "failed", error: e as Error };
   }
   if (x.stopped()) {
-    link.close();
+    c.close("the session ended while connecting");
     return { kind: "stopped" };
   }
-  const c = new Connection(link, { maxBufferSize: x.maxBufferSize, logger: x.logger, clock: x.clock });
   x.attempting(c);
   const handshake = c.connect(
     {
@@ -111,10 +88,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
       readOnly: x.readOnly,
     },
     perHost,
-    { onNotification: (ev, zxid) => x.onNotification(ev, zxid), onZxid: (zxid) => x.onZxid(zxid), onResume: () => x.onResume(), onClosing: () => x.onClosing(c) },
   );
-  conn = c;
-  for (const f of early.splice(0)) f(c);
   let res: ConnectResponse;
   try {
     res = await handshake;
@@ -133,17 +107,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   }
   x.accepted(res, c);
   c.startTimers(res.timeOut);
-  if (mech) {
-    try {
-      await saslExchange(c, mech, x.nextXid, x.writer);
-    } catch (e) {
-      if (!(e instanceof SaslRefused)) return { kind: "failed", error: e as Error };
-      c.close(e.message);
-      return { kind: "fatal", state: "authFailed", code: ErrorCode.AUTHFAILED, reason: e.message };
-    }
-  }
-  if (c.isClosed || x.stopped()) return { kind: "failed", error: new Error("connection lost while priming") };
-  return { kind: "established", conn: c, res };
+  return { kind: "established", conn: c, res, mech };
 }
 
 /**

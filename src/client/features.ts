@@ -11,12 +11,11 @@
 // A notification carrying a zxid (not -1) also proves 3.9+ (see Session.notify).
 // 3.5 to 3.8 look the same on the wire to these probes; the client then assumes 3.6+ ops are there
 // (3.5 reached end of life in 2022). An op a 3.5–3.7 server lacks is still answered UNIMPLEMENTED by it.
-import { ErrorCode, OpCode, WatcherType } from "../protocol/constants.ts";
-import { encodeRequest } from "../protocol/frame.ts";
-import type { JuteWriter } from "../protocol/jute.ts";
-import { Ops } from "../protocol/ops.ts";
+import { ErrorCode, WatcherType } from "../protocol/constants.ts";
+import { Ops, type PathWatchRequest } from "../protocol/ops.ts";
 import type { Connection } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
+import type { CallSpec, Send } from "./request.ts";
 
 /** Which server line the connection reached: 3.4, 3.5 to 3.8 (not told apart), or 3.9 and later. */
 export type ServerGeneration = "3.4" | "3.5-3.8" | "3.9+";
@@ -101,11 +100,42 @@ export function unsupported(f: ServerFeatures, needs: Needs | undefined): string
   return `${needs.what} needs ZooKeeper ${since} or later (the server is ${f.generation})`;
 }
 
-/** A request sent during priming: resolves with the reply's error code (rejects when the link goes). */
-function ask(conn: Connection, xid: number, opcode: number, frame: Uint8Array): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    conn.send(frame, { xid, opcode, onReply: (err) => resolve(err), onFail: (_code, reason) => reject(new Error(reason)) });
-  });
+/** exists, its reply's Stat not read: a probe wants the code only. */
+const CONFIG_PROBE: CallSpec<PathWatchRequest, void> = { code: Ops.exists.code, writeRequest: Ops.exists.writeRequest, readResponse: () => undefined };
+
+/** The probes of one connection: each resolves with the reply's error code (0: OK), and rejects (an Error) when the link goes. */
+class Probes {
+  private readonly send: Send;
+  private readonly conn: Connection;
+
+  constructor(send: Send, conn: Connection) {
+    this.send = send;
+    this.conn = conn;
+  }
+
+  /** exists("/zookeeper/config"). */
+  config(): Promise<number> {
+    return this.ask(CONFIG_PROBE, { path: "/zookeeper/config", watch: false }, "exists");
+  }
+
+  /** removeWatches("/", PersistentRecursive). */
+  removal(): Promise<number> {
+    return this.ask(Ops.removeWatches, { path: "/", type: WatcherType.PersistentRecursive }, "removeWatches");
+  }
+
+  private ask<Req, Res>(spec: CallSpec<Req, Res>, body: Req, op: string): Promise<number> {
+    let code: number | null = null;
+    const onReply = (err: number): void => {
+      code = err;
+    };
+    return this.send(spec, body, { op, lane: "own", via: this.conn, onReply }).then(
+      () => 0,
+      (e: unknown) => {
+        if (code !== null) return code;
+        throw new Error((e as Error).message);
+      },
+    );
+  }
 }
 
 /**
@@ -138,14 +168,6 @@ function remember(lastSeen: ServerMemory, remote: string, g: ServerGeneration): 
   return g;
 }
 
-function configProbe(xid: number, writer: JuteWriter): Uint8Array {
-  return encodeRequest(xid, OpCode.exists, Ops.exists.writeRequest, { path: "/zookeeper/config", watch: false }, writer);
-}
-
-function removalProbe(xid: number, writer: JuteWriter): Uint8Array {
-  return encodeRequest(xid, OpCode.removeWatches, Ops.removeWatches.writeRequest, { path: "/", type: WatcherType.PersistentRecursive }, writer);
-}
-
 function refuseWithoutSasl(config: number): void {
   // A server with sessionRequireClientSASLAuth refuses every request of a session without SASL (and then
   // closes the link): no probe, and no later request, can succeed on it.
@@ -167,27 +189,22 @@ export interface Verdict {
  * settle in the background (`later`); otherwise once they are answered (rejecting with a ZooKeeperError when
  * the server refuses the session, with an Error when the link is lost).
  */
-export function learnFeatures(conn: Connection, lastSeen: ServerMemory, nextXid: () => number, writer: JuteWriter, later: Verdict): Promise<ServerFeatures> {
-  const seen = lastSeen.get(conn.link.remote);
-  const probed = probeFeatures(conn, lastSeen, seen, nextXid, writer);
+export function learnFeatures(conn: Connection, lastSeen: ServerMemory, send: Send, later: Verdict): Promise<ServerFeatures> {
+  const seen = lastSeen.get(conn.remote);
+  const probed = probeFeatures(conn, lastSeen, seen, new Probes(send, conn));
   if (seen === undefined || seen === "3.4") return probed;
   probed.then(later.learnt, later.failed);
   return Promise.resolve(featuresOf(seen));
 }
 
 /** Runs the probes on a fresh connection (nothing else in flight but auth and none of our watches); `seen`: what lastSeen held. */
-async function probeFeatures(conn: Connection, lastSeen: ServerMemory, seen: ServerGeneration | undefined, nextXid: () => number, writer: JuteWriter): Promise<ServerFeatures> {
-  const remote = conn.link.remote;
+async function probeFeatures(conn: Connection, lastSeen: ServerMemory, seen: ServerGeneration | undefined, probes: Probes): Promise<ServerFeatures> {
+  const remote = conn.remote;
   if (seen !== undefined && seen !== "3.4") {
     // Nobody waits for these (the session is connected on what the server had): they are built and sent
     // just before the link's next frame, in its write, so they cost no write of their own, and nothing at
-    // all when the link ends first (connect + close: closeSession goes alone). Their xids are taken now,
-    // so they stay ahead of that frame's on the wire.
-    const xid1 = nextXid();
-    const xid2 = nextXid();
-    const [config, removal] = await new Promise<[Promise<number>, Promise<number>]>((sent) =>
-      conn.beforeNextWrite(() => sent([ask(conn, xid1, OpCode.exists, configProbe(xid1, writer)), ask(conn, xid2, OpCode.removeWatches, removalProbe(xid2, writer))])),
-    );
+    // all when the link ends first (connect + close: closeSession goes alone).
+    const [config, removal] = await new Promise<[Promise<number>, Promise<number>]>((sent) => conn.beforeNextWrite(() => sent([probes.config(), probes.removal()])));
     removal.catch(() => {}); // awaited below, unless the first probe already decided
     const c = await config;
     if (c === ErrorCode.NONODE) {
@@ -199,11 +216,9 @@ async function probeFeatures(conn: Connection, lastSeen: ServerMemory, seen: Ser
     refuseWithoutSasl(c);
     return featuresOf(remember(lastSeen, remote, (await removal) === ErrorCode.NOWATCHER ? "3.9+" : "3.5-3.8"));
   }
-  let xid = nextXid();
-  const config = await ask(conn, xid, OpCode.exists, configProbe(xid, writer));
+  const config = await probes.config();
   if (config === ErrorCode.NONODE) return featuresOf(remember(lastSeen, remote, "3.4"));
   refuseWithoutSasl(config);
-  xid = nextXid();
-  const removal = await ask(conn, xid, OpCode.removeWatches, removalProbe(xid, writer));
+  const removal = await probes.removal();
   return featuresOf(remember(lastSeen, remote, removal === ErrorCode.NOWATCHER ? "3.9+" : "3.5-3.8"));
 }

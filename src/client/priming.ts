@@ -1,13 +1,12 @@
 // What goes on a fresh connection before user traffic: the stored credentials (AuthPacket, xid -4)
 // and the watch re-registration (SetWatches / SetWatches2 in batches of at most 128 K path chars,
 // the Java client's limit, so no batch comes near jute.maxbuffer).
-import { ErrorCode, OpCode, Xid } from "../protocol/constants.ts";
-import { encodeRequest } from "../protocol/frame.ts";
-import type { JuteWriter } from "../protocol/jute.ts";
-import { writeAuthPacket, writeSetWatches, writeSetWatches2 } from "../protocol/records.ts";
+import { ErrorCode } from "../protocol/constants.ts";
+import { Ops } from "../protocol/ops.ts";
 import type { Connection } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
 import type { ServerFeatures } from "./features.ts";
+import type { Send } from "./request.ts";
 import type { Logger } from "./types.ts";
 import type { WatchRegistry } from "./watches.ts";
 
@@ -41,25 +40,22 @@ export function identitiesText(names: readonly string[]): string {
   return names.some((n) => n.startsWith("digest ")) ? `${list} (a wrong digest password is not refused: it gives an identity no ACL names)` : list;
 }
 
-/** Sends one AuthPacket; `onRefused` runs when the server says no (it then closes the link). */
-export function sendAuth(conn: Connection, a: AuthEntry, writer: JuteWriter, onRefused: (a: AuthEntry) => void): void {
-  const frame = encodeRequest(Xid.AUTH, OpCode.auth, writeAuthPacket, { type: 0, scheme: a.scheme, auth: a.auth }, writer);
-  conn.send(frame, {
-    xid: Xid.AUTH,
-    opcode: OpCode.auth,
-    onReply: (err) => {
-      const waiters = a.waiters.splice(0);
-      if (err === 0) {
-        for (const w of waiters) w.resolve();
-        return;
-      }
-      const refused = new ZooKeeperError(ErrorCode.AUTHFAILED, `the server refused the ${a.scheme} credentials; the session has ended (authFailed) and the client is finished: every call now fails AUTHFAILED, connect a new client`, { op: "addAuthInfo" });
-      for (const w of waiters) w.reject(refused);
-      onRefused(a);
-    },
-    // Waiters keep waiting: the next connection re-sends every stored credential.
-    onFail: () => {},
-  });
+/**
+ * Sends one AuthPacket on the link being primed or served; `onRefused` runs when the server says no (it then
+ * closes the link). A lost link leaves the waiters waiting: the next connection re-sends every stored credential.
+ */
+export function sendAuth(send: Send, via: Connection, a: AuthEntry, onRefused: (a: AuthEntry) => void): void {
+  const onReply = (err: number): void => {
+    const waiters = a.waiters.splice(0);
+    if (err === 0) {
+      for (const w of waiters) w.resolve();
+      return;
+    }
+    const refused = new ZooKeeperError(ErrorCode.AUTHFAILED, `the server refused the ${a.scheme} credentials; the session has ended (authFailed) and the client is finished: every call now fails AUTHFAILED, connect a new client`, { op: "addAuthInfo" });
+    for (const w of waiters) w.reject(refused);
+    onRefused(a);
+  };
+  send(Ops.auth, { type: 0, scheme: a.scheme, auth: a.auth }, { op: "addAuthInfo", lane: "own", via, onReply }).catch(() => {});
 }
 
 /** Splits the registry's paths into batches, each a SetWatches2 body (persistent lists may be empty). */
@@ -107,23 +103,16 @@ export interface SetWatchesBody {
  * none of those to a server older than the one that took them (a downgrade mid-session): SetWatches2 would
  * drop the link.
  */
-export function sendSetWatches(conn: Connection, bodies: SetWatchesBody[], features: ServerFeatures, nextXid: () => number, writer: JuteWriter, log: Logger): void {
+export function sendSetWatches(send: Send, via: Connection, bodies: SetWatchesBody[], features: ServerFeatures, log: Logger): void {
   if (!features.persistentWatches && bodies.some((b) => b.persistentWatches.length + b.persistentRecursiveWatches.length > 0)) {
-    log.warn(`zookeeper: server ${conn.link.remote} is ZooKeeper ${features.generation}: persistent watches are not re-registered`);
+    log.warn(`zookeeper: server ${via.remote} is ZooKeeper ${features.generation}: persistent watches are not re-registered`);
     bodies = bodies.map((b) => ({ ...b, persistentWatches: [], persistentRecursiveWatches: [] }));
   }
+  const onReply = (err: number): void => {
+    if (err !== 0) log.warn(`zookeeper: re-registering watches failed with error ${err}`);
+  };
   for (const body of bodies) {
     const persistent = body.persistentWatches.length + body.persistentRecursiveWatches.length > 0;
-    const opcode = persistent ? OpCode.setWatches2 : OpCode.setWatches;
-    const xid = nextXid();
-    const frame = persistent ? encodeRequest(xid, opcode, writeSetWatches2, body, writer) : encodeRequest(xid, opcode, writeSetWatches, body, writer);
-    conn.send(frame, {
-      xid,
-      opcode,
-      onReply: (err) => {
-        if (err !== 0) log.warn(`zookeeper: re-registering watches failed with error ${err}`);
-      },
-      onFail: () => {},
-    });
+    send(persistent ? Ops.setWatches2 : Ops.setWatches, body, { op: "setWatches", lane: "own", via, onReply }).catch(() => {});
   }
 }

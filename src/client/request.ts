@@ -1,119 +1,206 @@
-// A user request as the client layer describes it, and its translation into a frame (xid patched in
-// at send time) plus the InFlight entry that settles the caller's promise from the reply.
-import { ErrorCode } from "../protocol/constants.ts";
-import { encodeRequest } from "../protocol/frame.ts";
+// The one description of a call and the one record of a request on the wire. A public method writes a Call
+// (what the call is: its name and path for errors, its needs, signal, reply hook, result mapping); Session.send
+// turns it, with an op table entry and a body, into a Pending: the frame (its xid written by the connection
+// when it queues the frame), which waits in the session's queue or the connection's pipeline and settles the
+// promise from the reply. The client's own frames (auth, SetWatches, SASL, feature probes, closeSession) are
+// Pendings too, on the "own" lane.
+import { ErrorCode, OpCode, Xid } from "../protocol/constants.ts";
+import { encodeRequest, frameWriter } from "../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
-import type { InFlight } from "./connection.ts";
+import type { Connection } from "./connection.ts";
 import { ZooKeeperError } from "./errors.ts";
 import type { Needs } from "./features.ts";
+import type { Watcher } from "./types.ts";
+import type { WatchKind } from "./watches.ts";
 
-export interface Request<T> {
-  opcode: number;
-  /** Name and client path for error messages. */
+/** The part of an `Ops` table entry a request uses: the opcode and the two codecs of the client's side. */
+export interface CallSpec<Req, Res> {
+  readonly code: number;
+  writeRequest(w: JuteWriter, req: Req): void;
+  readResponse(r: JuteReader): Res;
+}
+
+/**
+ * Whose frame it is. "call": the caller's (a public operation's): it waits for a connection while there is none,
+ * is refused locally when the server lacks a feature it needs, and its reply's zxid moves the session's
+ * lastZxid. "own": the client's own frames on the link being primed or served (auth, SetWatches, SASL, feature
+ * probes, closeSession): never queued (no link: CONNECTIONLOSS), never moving lastZxid (docs/session-states.md,
+ * "Priming a new connection").
+ */
+export type Lane = "call" | "own";
+
+/**
+ * One call, from the public method down: made per call (an object literal), completed by `Caller.call` (chroot,
+ * identities, the watcher's reply hook) and held by its Pending until the reply.
+ */
+export interface Call<Res, Out> {
+  /** The operation's name, for errors ("getData", "createWithStat", "sasl", ...). */
   op: string;
+  /** The path the caller gave (inside the chroot), for errors. */
   path?: string;
-  /** Writes the body (`body` is handed to it, so an `Ops` table codec needs no closure per request). */
-  write?(w: JuteWriter, body: unknown): void;
-  /** The request record `write` encodes. */
-  body?: unknown;
-  decode?: (r: JuteReader) => unknown;
-  /** Maps the decoded reply (with `chroot`) in the receive path, before the promise settles; a throw rejects. */
-  result?: ((res: never, chroot: string) => T) | undefined;
-  /** The client's chroot, for `result`. */
-  chroot?: string;
-  /** Runs in the receive path with the reply's error code, before the promise settles. */
-  onReply?: (err: number) => void;
-  /** While the request waits for a connection, an abort drops it unsent (the caller already rejected). */
-  signal?: AbortSignal;
-  /** Server features this request needs; refused locally (UNIMPLEMENTED) when the server lacks one. */
+  /** Default "call". */
+  lane?: Lane;
+  /** The "own" lane's link: the client's own frames belong to one connection and never go on another. */
+  via?: Connection;
+  /** Server features the request needs: refused locally (UNIMPLEMENTED, nothing sent) when missing. */
   needs?: Needs;
+  /** Validated by `signalOf`; an abort rejects the call with its reason (a request still waiting is never sent). */
+  signal?: AbortSignal;
+  /** Runs in the receive path with the reply's code, before the promise settles (go-zookeeper's recvFunc). */
+  onReply?: (err: number) => void;
+  /** Registered at reply time on the body's (server) path: as `watchAs` on OK, as `watchAsIfNoNode` on NONODE. */
+  watcher?: Watcher;
+  /** The watch table `watcher` goes into on OK. */
+  watchAs?: WatchKind;
+  /** The watch table `watcher` goes into on NONODE (exists: the server keeps a watch for the creation). */
+  watchAsIfNoNode?: WatchKind;
+  /** Runs instead of `onReply` for a reply that arrives after `signal` aborted. */
+  abandoned?: (err: number) => void;
+  /** Maps the decoded reply, e.g. server paths back into the chroot; a throw rejects the call. */
+  result?: (res: Res, chroot: string) => Out;
+  /** The body's `path` is a server path already (outside the chroot: /zookeeper/config). */
+  absolute?: boolean;
+  /** The client's chroot, for `result` (set by Caller.call). */
+  chroot?: string;
   /** Who the session authenticated as, for a NOAUTH's message (called only then; never secrets). */
   identities?: () => string;
 }
 
-/** Encodes `req` with xid 0 (patched by patchXid); throws BADARGUMENTS when it cannot be sent. */
-export function encodeUserRequest<T>(req: Request<T>, writer: JuteWriter, maxBufferSize: number): Uint8Array {
-  let frame: Uint8Array;
-  try {
-    frame = encodeRequest(0, req.opcode, req.write, req.body, writer);
-  } catch (e) {
-    throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `cannot encode request: ${(e as Error).message}`, { op: req.op, path: req.path });
-  }
-  // The server drops a connection that sends a frame above its jute.maxbuffer: refuse it here instead.
-  if (frame.length - 4 > maxBufferSize) {
-    throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `request of ${frame.length - 4} bytes exceeds maxBufferSize ${maxBufferSize}`, { op: req.op, path: req.path });
-  }
-  return frame;
-}
+/** The writer every request is encoded with (one frame at a time; the bytes are copied out). */
+const writer: JuteWriter = frameWriter;
 
 // Byte stores, not a DataView: reading `.buffer` of a small on-heap typed array makes V8 copy it out.
-export function patchXid(frame: Uint8Array, xid: number): void {
+function patchXid(frame: Uint8Array, xid: number): void {
   frame[4] = xid >>> 24;
   frame[5] = xid >>> 16;
   frame[6] = xid >>> 8;
   frame[7] = xid;
 }
 
-/** NOAUTH's message: the identities the session holds (the same NOAUTH otherwise hides a wrong password). */
-function notAuthorized(req: Request<unknown>): string | undefined {
-  return req.identities ? `not authorized; this session authenticated as: ${req.identities()}` : undefined;
-}
-
-/** The pipeline entry for `req`: decodes the reply and settles the promise. */
-export function inFlightFor<T>(req: Request<T>, resolve: (v: T) => void, reject: (e: Error) => void): InFlight {
-  return new PendingCall(req, resolve, reject);
-}
-
-/** A user request in the pipeline: one object per call (its methods are shared, not closures made per call). */
-class PendingCall<T> implements InFlight {
-  xid = 0;
+/**
+ * A request from Session.send until its reply (or its failure): one object per request (its methods are shared,
+ * not closures made per call). The constructor encodes the frame, refusing (BADARGUMENTS) what cannot be sent.
+ */
+export class Pending {
+  /** Written into the frame by `assignXid` when the connection queues it (AuthPacket: always -4; ping: -2). */
+  xid: number;
+  /** Clock time its write was gathered (set by the connection; its reply acknowledges this send). */
   sentAt = 0;
-  /** The caller's request: its reply's zxid moves the session's lastZxid (connection.ts). */
-  readonly tracksZxid = true;
   readonly opcode: number;
-  readonly needs: Needs | undefined;
-  private readonly req: Request<T>;
-  private readonly resolve: (v: T) => void;
-  private readonly reject: (e: Error) => void;
+  readonly frame: Uint8Array;
+  readonly call: Call<unknown, unknown>;
+  private readonly decode: (r: JuteReader) => unknown;
+  private readonly resolve: (v: unknown) => void;
+  private readonly reject: (e: unknown) => void;
+  /** Set once the caller's signal aborted: the promise is settled, a late reply runs `call.abandoned` only. */
+  private abandonedAt: AbortSignal | null = null;
+  private unlisten: (() => void) | null = null;
 
-  constructor(req: Request<T>, resolve: (v: T) => void, reject: (e: Error) => void) {
-    this.opcode = req.opcode;
-    this.needs = req.needs;
-    this.req = req;
-    this.resolve = resolve;
+  /** `spec`, `call` and `resolve` agree on the reply's type (Session.send's signature says so; stored untyped). */
+  constructor(spec: CallSpec<never, unknown>, body: unknown, call: Call<never, unknown>, maxBufferSize: number, resolve: (v: never) => void, reject: (e: unknown) => void) {
+    this.opcode = spec.code;
+    this.xid = spec.code === OpCode.auth ? Xid.AUTH : spec.code === OpCode.ping ? Xid.PING : 0;
+    const write = spec.writeRequest as (w: JuteWriter, body: unknown) => void;
+    this.call = call as Call<unknown, unknown>;
+    this.decode = spec.readResponse;
+    this.resolve = resolve as (v: unknown) => void;
     this.reject = reject;
+    let frame: Uint8Array;
+    try {
+      frame = encodeRequest(this.xid, spec.code, write, body, writer);
+    } catch (e) {
+      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `cannot encode request: ${(e as Error).message}`, { op: call.op, path: call.path });
+    }
+    // The server drops a connection that sends a frame above its jute.maxbuffer: refuse it here instead.
+    if (frame.length - 4 > maxBufferSize) {
+      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `request of ${frame.length - 4} bytes exceeds maxBufferSize ${maxBufferSize}`, { op: call.op, path: call.path });
+    }
+    this.frame = frame;
+    if (call.signal) this.listen(call.signal);
   }
 
+  /** The caller's signal aborted: the promise is settled, and a request still unsent is never sent. */
+  get abandoned(): boolean {
+    return this.abandonedAt !== null;
+  }
+
+  /** The caller's request: its reply's zxid moves the session's lastZxid (connection.ts). */
+  get tracksZxid(): boolean {
+    return this.call.lane !== "own";
+  }
+
+  /** Server features the request needs (checked by the session before it goes on the wire). */
+  get needs(): Needs | undefined {
+    return this.call.needs;
+  }
+
+  /** Called by the connection as it queues the frame: the xid goes in now, so xids follow the order on the wire. */
+  assignXid(xid: number): void {
+    if (this.xid < 0) return; // the fixed xids of auth and ping
+    this.xid = xid;
+    patchXid(this.frame, xid);
+  }
+
+  /** An abort of `signal` rejects the promise at once with its reason (a request already sent may still apply). */
+  private listen(signal: AbortSignal): void {
+    if (signal.aborted) {
+      this.abandonedAt = signal;
+      this.reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      this.abandonedAt = signal;
+      this.unlisten = null;
+      this.reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.unlisten = () => signal.removeEventListener("abort", onAbort);
+  }
+
+  /** The reply, with its error code; `body` is positioned after the header (null when err != 0). */
   onReply(err: number, body: JuteReader | null): void {
-    const req = this.req;
-    req.onReply?.(err);
+    const call = this.call;
+    if (this.abandonedAt !== null) {
+      call.abandoned?.(err);
+      return;
+    }
+    call.onReply?.(err);
     if (err !== 0) {
-      this.reject(new ZooKeeperError(err as ErrorCode, err === ErrorCode.NOAUTH ? notAuthorized(req) : undefined, { op: req.op, path: req.path }));
+      this.fail(new ZooKeeperError(err as ErrorCode, err === ErrorCode.NOAUTH && call.identities ? `not authorized; this session authenticated as: ${call.identities()}` : undefined, { op: call.op, path: call.path }));
       return;
     }
     let value: unknown;
     try {
-      value = req.decode && body ? req.decode(body) : undefined;
+      value = body ? this.decode(body) : undefined;
     } catch (e) {
-      this.reject(new ZooKeeperError(ErrorCode.MARSHALLINGERROR, `malformed reply: ${(e as Error).message}`, { op: req.op, path: req.path }));
+      this.fail(new ZooKeeperError(ErrorCode.MARSHALLINGERROR, `malformed reply: ${(e as Error).message}`, { op: call.op, path: call.path }));
       throw e; // the connection drops: the stream cannot be trusted any more
     }
-    const map = req.result as ((res: unknown, chroot: string) => T) | undefined;
-    if (map === undefined) {
-      this.resolve(value as T);
-      return;
+    const map = call.result;
+    if (map !== undefined) {
+      // Mapped here rather than in a .then of the caller's promise: one promise and one closure fewer per call.
+      try {
+        value = map(value, call.chroot ?? "");
+      } catch (e) {
+        this.fail(e); // the reply was fine: the link stays
+        return;
+      }
     }
-    // Mapped here rather than in a .then of the caller's promise: one promise and one closure fewer per call.
-    try {
-      value = map(value, req.chroot ?? "");
-    } catch (e) {
-      this.reject(e as Error); // the reply was fine: the link stays
-      return;
-    }
-    this.resolve(value as T);
+    this.unlisten?.();
+    this.resolve(value);
   }
 
+  /** Never answered: the link went (CONNECTIONLOSS), the session ended, or the request was refused locally. */
   onFail(code: number, reason: string): void {
-    this.reject(new ZooKeeperError(code as ErrorCode, reason, { op: this.req.op, path: this.req.path }));
+    if (this.abandonedAt !== null) return;
+    this.fail(new ZooKeeperError(code as ErrorCode, reason, { op: this.call.op, path: this.call.path }));
+  }
+
+  private fail(e: unknown): void {
+    this.unlisten?.();
+    this.reject(e);
   }
 }
+
+/** Session.send's shape: the one way a frame goes out (the caller's calls and the client's own frames alike). */
+export type Send = <Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, call: Call<Res, Out>) => Promise<Out>;

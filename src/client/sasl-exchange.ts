@@ -1,10 +1,7 @@
 // The SASL exchange on a fresh connection (opcode 102, normal xids, before anything else is sent):
 // token out, challenge in, until the mechanism is done.
-import { type ErrorCode, OpCode, errorCodeName } from "../protocol/constants.ts";
-import { encodeRequest } from "../protocol/frame.ts";
-import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
-import type { Connection } from "./connection.ts";
-import { ZooKeeperError, badArguments } from "./errors.ts";
+import { type ErrorCode, errorCodeName } from "../protocol/constants.ts";
+import { badArguments } from "./errors.ts";
 import type { HostPort } from "../protocol/connect-string.ts";
 import { type Clock, wallTime } from "./clock.ts";
 import { digestMd5 } from "./sasl/index.ts";
@@ -29,19 +26,28 @@ export class SaslRefused extends Error {
 }
 
 /**
+ * How the exchange puts a token on the wire (the session's send, on the "own" lane of the link being primed):
+ * resolves with the server's challenge; rejects SaslRefused when the server answers with an error code, or a
+ * CONNECTIONLOSS ZooKeeperError when the link drops.
+ */
+export type SaslSend = (token: Uint8Array) => Promise<Uint8Array | null>;
+
+/** The refusal of a server that answered a SASL token with error `code`. */
+export function saslRejected(code: number): SaslRefused {
+  return new SaslRefused(`the server rejected the credentials (${errorCodeName(code as ErrorCode)} ${code})`);
+}
+
+/**
  * Runs the exchange. Rejects SaslRefused when the server or the mechanism says no (terminal), or a
  * CONNECTIONLOSS ZooKeeperError when the link drops (worth retrying on another connection).
  */
-export async function saslExchange(conn: Connection, mech: SaslClient, nextXid: () => number, writer: JuteWriter): Promise<void> {
+export async function saslExchange(send: SaslSend, mech: SaslClient): Promise<void> {
   let token = mech.initial();
   for (;;) {
-    const reply = await rawRequest(conn, nextXid(), writer, (w) => w.buffer(token), (r) => r.buffer());
-    if (reply.err !== 0) {
-      throw new SaslRefused(`the server rejected the credentials (${errorCodeName(reply.err)} ${reply.err})`);
-    }
+    const challenge = await send(token);
     let next: Uint8Array | null;
     try {
-      next = mech.step(reply.value ?? new Uint8Array(0));
+      next = mech.step(challenge ?? new Uint8Array(0));
     } catch (e) {
       throw new SaslRefused((e as Error).message);
     }
@@ -49,24 +55,6 @@ export async function saslExchange(conn: Connection, mech: SaslClient, nextXid: 
     token = next;
   }
   if (!mech.complete) throw new SaslRefused("the exchange ended early");
-}
-
-function rawRequest<T>(
-  conn: Connection,
-  xid: number,
-  writer: JuteWriter,
-  write: (w: JuteWriter) => void,
-  decode: (r: JuteReader) => T,
-): Promise<{ err: number; value: T | null }> {
-  return new Promise((resolve, reject) => {
-    const frame = encodeRequest(xid, OpCode.sasl, (w) => write(w), undefined, writer);
-    conn.send(frame, {
-      xid,
-      opcode: OpCode.sasl,
-      onReply: (err, body) => resolve({ err, value: body ? decode(body) : null }),
-      onFail: (code, reason) => reject(new ZooKeeperError(code as ErrorCode, reason, { op: "sasl" })),
-    });
-  });
 }
 
 /** What a mechanism factory may use of the session: its dialer (KDC traffic over TCP goes through the Transport) and clock. */

@@ -1,11 +1,13 @@
-// The session engine: walks the host list, performs the handshake (and SASL) through dial.ts, primes
-// each new connection (auth, then SetWatches, then queued requests), runs requests through the
-// current connection, and moves between the states of session-states.ts by one checked transition().
-import { ErrorCode, KeeperState, OpCode } from "../protocol/constants.ts";
+// The session engine: walks the host list, performs the handshake through dial.ts, authenticates (SASL) and
+// primes each new connection (auth, probes, SetWatches, then queued requests), and moves between the states
+// of session-states.ts by one checked transition(). Every frame goes out through `send`: the caller's calls
+// and the client's own frames alike, as Pendings whose xids the connection writes as it queues them; the
+// connections report to the session (ConnectionOwner) directly.
+import { ErrorCode, KeeperState } from "../protocol/constants.ts";
 import type { HostPort } from "../protocol/connect-string.ts";
-import { encodeRequest, frameWriter } from "../protocol/frame.ts";
-import type { ConnectResponse } from "../protocol/records.ts";
-import type { Connection, InFlight } from "./connection.ts";
+import { Ops } from "../protocol/ops.ts";
+import type { ConnectResponse, WatcherEvent } from "../protocol/records.ts";
+import type { Connection, ConnectionOwner } from "./connection.ts";
 import { type DialContext, type Outcome, establish, leftTheList } from "./dial.ts";
 import { ZooKeeperError } from "./errors.ts";
 import { type ServerFeatures, featuresOf, learnFeatures, unsupported } from "./features.ts";
@@ -13,8 +15,8 @@ import { HostList } from "./hosts.ts";
 import { clientExpiryAfter, leaseLeft } from "./liveness.ts";
 import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
 import { ReadOnlyProbe } from "./readonly-probe.ts";
-import { type Request, encodeUserRequest, inFlightFor, patchXid } from "./request.ts";
-import type { SaslClient } from "./sasl-exchange.ts";
+import { type Call, type CallSpec, Pending, type Send } from "./request.ts";
+import { type SaslClient, SaslRefused, saslExchange, saslRejected } from "./sasl-exchange.ts";
 import type { Logger, SessionState } from "./types.ts";
 import { type Clock, lateAware, sleepOn, systemClock } from "./clock.ts";
 import { CLOSED_REASON, type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
@@ -23,11 +25,11 @@ import { isCertificateError } from "./tls-errors.ts";
 import { traceConnect, tracingConnects } from "./diagnostics.ts";
 import { WaitQueue } from "./wait-queue.ts";
 
-export type { Request, SaslClient, SessionOptions };
+export type { SaslClient, SessionOptions };
 
 const KEEPER_STATE = { expired: KeeperState.Expired, authFailed: KeeperState.AuthFailed, closed: KeeperState.Closed } as const;
 
-export class Session {
+export class Session implements ConnectionOwner {
   negotiatedTimeout = 0;
   lastZxid = 0n;
   /** What the server of the current (or last) connection supports; re-learnt on every connection. */
@@ -48,7 +50,6 @@ export class Session {
   private identity: { id: bigint; password: Uint8Array; global: boolean } | null = null;
   private readonly o: SessionOptions;
   private readonly hosts: HostList;
-  private readonly writer = frameWriter;
   private readonly queue: WaitQueue;
   private readonly auths: AuthEntry[] = [];
   /** connect()'s promise: settled by the first "connected" or by the end, whichever comes first. */
@@ -131,7 +132,7 @@ export class Session {
 
   /** The remote address of the live connection ("host:port"), if any. */
   get remote(): string | null {
-    return this.liveConn()?.link.remote ?? null;
+    return this.liveConn()?.remote ?? null;
   }
 
   /** Runs the connect loop; resolves once the first session is established. */
@@ -207,6 +208,7 @@ export class Session {
       const traced = tracingConnects() ? traceConnect(host.host, host.port) : null; // zookeeper-ts:connect
       let out: Outcome = await establish(this.dialContext(), host);
       if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
+      if (out.kind === "established" && out.mech) out = (await this.authenticate(out.conn, out.mech)) ?? out;
       if (out.kind === "established") out = (await this.prime(out.conn)) ?? out;
       if (out.kind === "established" && (out.conn.isClosed || !this.dialling)) out = { kind: "failed", error: new Error("connection lost while priming") };
       traced?.settled(out.kind === "established" ? this.sessionId : null, out.kind === "failed" ? out.error : out.kind === "fatal" ? new Error(out.reason) : undefined);
@@ -243,18 +245,47 @@ export class Session {
     const readOnly = res.readOnly;
     const state: Phase = { kind: "connected", conn, host, readOnly, probe: null };
     this.transition(state);
-    this.queue.release((frame, inFlight) => this.transmit(conn, frame, inFlight)); // anything queued since prime()
+    this.queue.release((p) => this.transmit(conn, p)); // anything queued since prime()
     if (readOnly) state.probe = this.startReadOnlyProbe(host);
-    await conn.closed;
+    await conn.closed; // "disconnected" came already, from the connection's onClosing
     this.lastHeard = conn.lastReceived;
     this.lastAcked = conn.ackedSendAt;
-    this.linkLost(conn); // done already, from the connection's onClosing
   }
 
+  // --- what the connections report (ConnectionOwner) ---
+
   /**
-   * The connection is ending: when it is the session's, "disconnected" now (the state event emitted, `state`
+   * A connection is ending: when it is the session's, "disconnected" now (the state event emitted, `state`
    * reading it), before the connection fails its requests with CONNECTIONLOSS (go-zookeeper's order).
    */
+  onClosing(conn: Connection): void {
+    this.linkLost(conn);
+  }
+
+  /** A reply to one of the caller's requests carried `zxid`. */
+  onZxid(zxid: bigint): void {
+    if (zxid > this.lastZxid) this.lastZxid = zxid;
+  }
+
+  /** A link callback came while this process was stalled. */
+  onResume(): void {
+    this.resumed();
+  }
+
+  onNotification(ev: WatcherEvent, zxid: bigint): void {
+    // Only 3.9+ servers put the change's zxid on a notification (-1 before, and for catch-up events).
+    if (zxid !== -1n && !this.features.eventZxid) this.features = featuresOf("3.9+");
+    const watchers = this.o.watches.trigger(ev.type, ev.path);
+    this.o.onWatchEvent(ev, zxid, watchers);
+  }
+
+  /** The next xid (1 to 2^31-1, then 1 again), taken by a connection as it queues a frame. */
+  nextXid(): number {
+    const xid = this.xid;
+    this.xid = xid >= 0x7fffffff ? 1 : xid + 1;
+    return xid;
+  }
+
   private linkLost(conn: Connection): void {
     const p = this.phase;
     if (p.kind !== "connected" || p.conn !== conn) return;
@@ -273,6 +304,7 @@ export class Session {
       negotiatedTimeout: this.negotiatedTimeout, lastZxid: this.lastZxid, first: this.phase.kind === "connecting",
       // A session made by a read-only server is only valid there: start over until a r/w server was seen.
       resume: id?.global ? id : null,
+      owner: this,
       stopped: () => !this.dialling,
       attempting: (c) => {
         const p = this.phase;
@@ -288,27 +320,41 @@ export class Session {
           p.expiry = null;
         }
       },
-      onNotification: (ev, zxid) => this.notify(ev, zxid),
-      onResume: this.resumed,
-      onClosing: (c) => this.linkLost(c),
-      onZxid: (zxid) => {
-        if (zxid > this.lastZxid) this.lastZxid = zxid;
-      },
-      nextXid: () => this.nextXid(),
-      writer: this.writer,
     };
+  }
+
+  /** The SASL exchange on a fresh connection, before anything else is sent on it. */
+  private async authenticate(conn: Connection, mech: SaslClient): Promise<Outcome | undefined> {
+    const send = (token: Uint8Array): Promise<Uint8Array | null> => {
+      let refused = 0;
+      const onReply = (err: number): void => {
+        refused = err;
+      };
+      return this.send(Ops.sasl, { token }, { op: "sasl", lane: "own", via: conn, onReply }).then(
+        (r) => r.token,
+        (e: unknown) => {
+          throw refused !== 0 ? saslRejected(refused) : e;
+        },
+      );
+    };
+    try {
+      await saslExchange(send, mech);
+    } catch (e) {
+      if (!(e instanceof SaslRefused)) return { kind: "failed", error: e as Error };
+      conn.close(e.message);
+      return { kind: "fatal", state: "authFailed", code: ErrorCode.AUTHFAILED, reason: e.message };
+    }
+    if (conn.isClosed || !this.dialling) return { kind: "failed", error: new Error("connection lost while priming") };
+    return undefined;
   }
 
   /** Auth packets, the feature probes, SetWatches batches, then everything queued while disconnected. */
   private async prime(conn: Connection): Promise<Outcome | undefined> {
-    for (const a of this.auths) sendAuth(conn, a, this.writer, (x) => this.authRefused(x));
-    // Only replies to the caller's requests move lastZxid (InFlight.tracksZxid): the probes' and SetWatches'
-    // replies below must not, or a link cut after them and before the catch-up notifications would lose them.
-    const relativeZxid = this.lastZxid;
+    for (const a of this.auths) sendAuth(this.send, conn, a, (x) => this.authRefused(x));
     try {
       // A server seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every
       // later request's on this link) set the truth, or end the link or the session as awaiting them would.
-      this.features = await learnFeatures(conn, this.o.servers, () => this.nextXid(), this.writer, {
+      this.features = await learnFeatures(conn, this.o.servers, this.send, {
         learnt: (f) => {
           if (this.sessionConn() === conn) this.features = f;
         },
@@ -323,8 +369,10 @@ export class Session {
       return { kind: "failed", error: new Error("connection lost while priming") };
     }
     if (conn.isClosed || !this.dialling) return { kind: "failed", error: new Error("connection lost while priming") };
-    sendSetWatches(conn, watchBatches(this.o.watches, relativeZxid), this.features, () => this.nextXid(), this.writer, this.log);
-    this.queue.release((frame, inFlight) => this.transmit(conn, frame, inFlight));
+    // Relative to the last zxid of a reply to the caller's requests (Pending.tracksZxid): the probes' and
+    // SetWatches' replies never move it, or a link cut after them and before the catch-up notifications would lose them.
+    sendSetWatches(this.send, conn, watchBatches(this.o.watches, this.lastZxid), this.features, this.log);
+    this.queue.release((p) => this.transmit(conn, p));
     return undefined;
   }
 
@@ -334,48 +382,42 @@ export class Session {
 
   // --- requests ---
 
-  private nextXid(): number {
-    const xid = this.xid;
-    this.xid = xid >= 0x7fffffff ? 1 : xid + 1;
-    return xid;
-  }
-
-  /** Sends a request now when connected, otherwise queues it until the next connection. */
-  submit<T>(req: Request<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      if (this.phase.kind === "closing" || this.phase.kind === "ended") {
-        reject(endedError(this.shown, req));
+  /**
+   * The one way a frame goes out. The caller's calls ("call" lane) go on the live connection, or wait for the next
+   * one (never longer than a session could survive); the client's own frames ("own" lane) go on their link `via`,
+   * or fail CONNECTIONLOSS. Resolves with the decoded (and `result`-mapped) reply; rejects with a ZooKeeperError.
+   */
+  readonly send: Send = <Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, call: Call<Res, Out>): Promise<Out> =>
+    new Promise<Out>((resolve, reject) => {
+      const own = call.lane === "own";
+      if (!own && (this.phase.kind === "closing" || this.phase.kind === "ended")) {
+        reject(endedError(this.shown, call));
         return;
       }
-      let frame: Uint8Array;
+      let p: Pending;
       try {
-        frame = encodeUserRequest(req, this.writer, this.o.maxBufferSize);
+        p = new Pending(spec, body, call, this.o.maxBufferSize, resolve, reject);
       } catch (e) {
         reject(e);
         return;
       }
-      const inFlight = inFlightFor(req, resolve, reject);
-      const conn = this.liveConn();
-      if (conn) {
-        this.transmit(conn, frame, inFlight);
+      if (own) {
+        if (call.via) call.via.send(p);
+        else p.onFail(ErrorCode.CONNECTIONLOSS, "no connection to send on");
         return;
       }
+      if (p.abandoned) return; // its signal had aborted already: never sent
+      const conn = this.liveConn();
+      if (conn) this.transmit(conn, p);
       // Not connected: wait for the next connection, but never longer than a session could survive.
-      this.queue.push(frame, inFlight, this.negotiatedTimeout || this.o.connectTimeout, req.signal);
+      else this.queue.push(p, this.negotiatedTimeout || this.o.connectTimeout);
     });
-  }
 
-  private transmit(conn: Connection, frame: Uint8Array, inFlight: InFlight): void {
+  private transmit(conn: Connection, p: Pending): void {
     // An op this server does not know would get UNIMPLEMENTED and the link closed: refuse it here.
-    const why = unsupported(this.features, inFlight.needs);
-    if (why !== null) {
-      inFlight.onFail(ErrorCode.UNIMPLEMENTED, why);
-      return;
-    }
-    const xid = this.nextXid();
-    patchXid(frame, xid);
-    inFlight.xid = xid;
-    conn.send(frame, inFlight);
+    const why = unsupported(this.features, p.needs);
+    if (why !== null) p.onFail(ErrorCode.UNIMPLEMENTED, why);
+    else conn.send(p);
   }
 
   /** updateServerList: new hosts for the next connections; leaves a server that is not among them. */
@@ -396,17 +438,8 @@ export class Session {
       const entry: AuthEntry = { scheme, auth, waiters: [{ resolve, reject }] };
       this.auths.push(entry);
       const conn = this.liveConn();
-      if (conn) sendAuth(conn, entry, this.writer, (x) => this.authRefused(x));
+      if (conn) sendAuth(this.send, conn, entry, (x) => this.authRefused(x));
     });
-  }
-
-  // --- notifications ---
-
-  private notify(ev: { type: number; state: number; path: string }, zxid: bigint): void {
-    // Only 3.9+ servers put the change's zxid on a notification (-1 before, and for catch-up events).
-    if (zxid !== -1n && !this.features.eventZxid) this.features = featuresOf("3.9+");
-    const watchers = this.o.watches.trigger(ev.type, ev.path);
-    this.o.onWatchEvent(ev, zxid, watchers);
   }
 
   // --- read-only probing ---
@@ -458,7 +491,7 @@ export class Session {
           this.timers.clearTimeout(t);
           resolve();
         };
-        this.transmit(conn, encodeRequest(0, OpCode.closeSession, undefined, undefined, this.writer), { xid: 0, opcode: OpCode.closeSession, onReply: done, onFail: done });
+        this.send(Ops.closeSession, undefined, { op: "close", lane: "own", via: conn }).then(done, done);
       });
     }
     this.end("closed", ErrorCode.SESSIONEXPIRED, CLOSED_REASON);

@@ -1,13 +1,12 @@
 // Requests made while no connection is up: held in order until the next connection is primed, but
 // each for at most `waitMs`, after which it fails CONNECTIONLOSS rather than wait forever.
 import { ErrorCode } from "../protocol/constants.ts";
-import type { InFlight } from "./connection.ts";
 import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
 import { Fifo } from "./fifo.ts";
+import type { Pending } from "./request.ts";
 
 interface Waiting {
-  frame: Uint8Array;
-  inFlight: InFlight;
+  p: Pending;
   timer: TimerHandle | null;
   unlisten?: () => void;
 }
@@ -24,12 +23,13 @@ export class WaitQueue {
     return this.items.length;
   }
 
-  push(frame: Uint8Array, inFlight: InFlight, waitMs: number, signal?: AbortSignal): void {
-    const w: Waiting = { frame, inFlight, timer: null };
+  push(p: Pending, waitMs: number): void {
+    const w: Waiting = { p, timer: null };
+    const signal = p.call.signal;
     w.timer = this.clock.setTimeout(() => {
       w.timer = null;
       w.unlisten?.();
-      if (this.remove(w)) inFlight.onFail(ErrorCode.CONNECTIONLOSS, `not connected for ${waitMs} ms`);
+      if (this.remove(w)) p.onFail(ErrorCode.CONNECTIONLOSS, `not connected for ${waitMs} ms`);
     }, waitMs);
     // An aborted caller has rejected already: drop the request unsent (its promise is settled).
     if (signal) {
@@ -43,11 +43,11 @@ export class WaitQueue {
   }
 
   /** Hands every waiting request to `send`, oldest first. */
-  release(send: (frame: Uint8Array, inFlight: InFlight) => void): void {
+  release(send: (p: Pending) => void): void {
     for (const w of this.items.drain()) {
       if (w.timer) this.clock.clearTimeout(w.timer);
       w.unlisten?.();
-      send(w.frame, w.inFlight);
+      send(w.p);
     }
   }
 
@@ -55,7 +55,7 @@ export class WaitQueue {
     for (const w of this.items.drain()) {
       if (w.timer) this.clock.clearTimeout(w.timer);
       w.unlisten?.();
-      w.inFlight.onFail(code, reason);
+      w.p.onFail(code, reason);
     }
   }
 

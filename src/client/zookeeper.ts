@@ -217,7 +217,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private caller?: Caller;
   /** Every operation goes through `calls.call` (call.ts); made on first use, once the session exists. */
   private get calls(): Caller {
-    return (this.caller ??= new Caller(this.chroot, this.watches, (req) => this.session.submit(req), this.identities));
+    return (this.caller ??= new Caller(this.chroot, this.watches, this.session.send, this.identities));
   }
 
   /** Stores credentials with the session, and their name for NOAUTH's message. */

@@ -27,8 +27,8 @@ export function plantMutation(name: string, mods: { Connection: typeof Connectio
     // Watches are not re-registered on reconnect: prime() skips the SetWatches batches.
     case "no-rewatch":
       return patch(Session.prototype, "prime", () =>
-        function (this: { queue: { release(f: (fr: Uint8Array, i: unknown) => void): void }; transmit(c: unknown, f: Uint8Array, i: unknown): void }, conn: unknown) {
-          this.queue.release((frame, inFlight) => this.transmit(conn, frame, inFlight));
+        function (this: { queue: { release(f: (p: unknown) => void): void }; transmit(c: unknown, p: unknown): void }, conn: unknown) {
+          this.queue.release((p) => this.transmit(conn, p));
         },
       );
     // Requests in flight are not failed when the connection is cut.
@@ -60,9 +60,9 @@ export function plantMutation(name: string, mods: { Connection: typeof Connectio
     // catch-up notifications makes the next SetWatches skip the change.
     case "priming-zxid":
       return patch(C, "send", (orig) =>
-        function (this: unknown, frame: unknown, inFlight: unknown) {
-          if (inFlight) (inFlight as { tracksZxid?: boolean }).tracksZxid = true;
-          return orig.call(this, frame, inFlight);
+        function (this: unknown, pending: unknown) {
+          Object.defineProperty(pending, "tracksZxid", { value: true });
+          return orig.call(this, pending);
         },
       );
     default:

@@ -1,7 +1,7 @@
 // The one op path (src/client/call.ts) and the listener-error policy (src/client/listeners.ts), without a
-// server: a stub session encodes each request as the real one does (encodeUserRequest) and answers it
-// through the real pipeline entry (inFlightFor), so bytes, chroot mapping, watch registration at reply
-// time, result mapping and errors are the client's own.
+// server: a stub send makes each request's Pending as the session's send does (the frame is encoded by
+// it) and answers it through that Pending, so bytes, chroot mapping, watch registration at reply time,
+// result mapping and errors are the client's own.
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
@@ -11,13 +11,14 @@ import { JuteReader, JuteWriter } from "../../src/protocol/jute.ts";
 import { Ops } from "../../src/protocol/ops.ts";
 import { Caller, createdName } from "../../src/client/call.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "../../src/client/listeners.ts";
-import { type Request, encodeUserRequest, inFlightFor } from "../../src/client/request.ts";
+import { type Call, type CallSpec, Pending, type Send } from "../../src/client/request.ts";
 import { WatchRegistry } from "../../src/client/watches.ts";
 import { ZooKeeperError, isZooKeeperError } from "../../src/index.ts";
 import type { Logger } from "../../src/client/types.ts";
 
 interface Sent {
-  req: Request<unknown>;
+  /** The request's opcode, its op table codec and its descriptor. */
+  req: { opcode: number; write: unknown; needs: Call<unknown, unknown>["needs"]; op: string };
   frame: Uint8Array;
   /** Answers with `err` and, when OK, a reply body written by `write`. */
   reply(err: number, write?: (w: JuteWriter) => void): void;
@@ -27,13 +28,12 @@ interface Sent {
 function stub(chroot: string): { c: Caller; sent: Sent[]; watches: WatchRegistry } {
   const sent: Sent[] = [];
   const watches = new WatchRegistry();
-  const submit = <T>(req: Request<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const frame = encodeUserRequest(req, new JuteWriter(), 1 << 20);
-      const inFlight = inFlightFor(req, resolve, reject);
+  const send: Send = <Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, call: Call<Res, Out>): Promise<Out> =>
+    new Promise<Out>((resolve, reject) => {
+      const p = new Pending(spec, body, call, 1 << 20, resolve, reject);
       sent.push({
-        req: req as Request<unknown>,
-        frame,
+        req: { opcode: p.opcode, write: spec.writeRequest, needs: call.needs, op: call.op },
+        frame: p.frame,
         reply(err, write) {
           let body: JuteReader | null = null;
           if (err === 0 && write) {
@@ -41,11 +41,11 @@ function stub(chroot: string): { c: Caller; sent: Sent[]; watches: WatchRegistry
             write(w);
             body = new JuteReader(w.toBytes());
           }
-          inFlight.onReply(err, body);
+          p.onReply(err, body);
         },
       });
     });
-  return { c: new Caller(chroot, watches, submit), sent, watches };
+  return { c: new Caller(chroot, watches, send), sent, watches };
 }
 
 const stat = { czxid: 1n, mzxid: 2n, ctime: 3, mtime: 4, version: 5, cversion: 6, aversion: 7, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: 8n };
