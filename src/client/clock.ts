@@ -14,6 +14,11 @@ export interface Clock {
   setTimeout(fn: () => void, ms: number): TimerHandle;
   /** Cancels a timer of this clock's setTimeout (a handle already fired or cleared is ignored). */
   clearTimeout(handle: TimerHandle): void;
+  /**
+   * Wall time, ms since the epoch (default: Date.now() once, then this clock's progress). Only Kerberos reads
+   * it (its timestamps must be within the KDC's clock skew); a test clock sets it to play a skewed host.
+   */
+  wallTime?(): number;
 }
 
 /** The default Clock: performance.now() and the global setTimeout/clearTimeout. */
@@ -38,6 +43,7 @@ export function lateAware(clock: Clock, onLate: () => void, lateMs = 100): Clock
       }, ms);
     },
     clearTimeout: (handle) => clock.clearTimeout(handle),
+    ...(clock.wallTime ? { wallTime: () => clock.wallTime!() } : {}),
   };
 }
 
@@ -59,7 +65,8 @@ export function sleepOn(clock: Clock, ms: number, signal: AbortSignal): Promise<
  * Wall time (ms since the epoch) that moves with `clock`: Date.now() once, then the clock's monotonic
  * progress, in whole ms (Kerberos timestamps need the wall clock; the client's own timing keeps to `clock`).
  */
-export function wallTime(clock: Pick<Clock, "now">): () => number {
+export function wallTime(clock: Pick<Clock, "now" | "wallTime">): () => number {
+  if (clock.wallTime) return () => Math.floor(clock.wallTime!());
   const base = Date.now();
   const start = clock.now();
   return () => Math.floor(base + (clock.now() - start));

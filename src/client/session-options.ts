@@ -71,6 +71,7 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
   if (typeof clock !== "object" || clock === null || (["now", "setTimeout", "clearTimeout"] as const).some((k) => typeof clock[k] !== "function")) {
     throw badArguments("clock must have now(), setTimeout() and clearTimeout()", "connect");
   }
+  if (clock.wallTime !== undefined && typeof clock.wallTime !== "function") throw badArguments("clock.wallTime must be a function", "connect");
   const dialer: Dialer = options.dialer ?? ((target, handlers, opts) => transport.connect(target, handlers, opts));
   return {
     hosts,

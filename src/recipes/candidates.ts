@@ -77,7 +77,7 @@ export async function readParticipants(zk: ZooKeeper, path: string, naming: Nami
 const HINT_PREFIX = "zookeeper-ts leader:";
 
 /**
- * The candidates lower than ours that we know of (README "Big elections"): the nearest `limit` of them from
+ * The candidates lower than ours that we know of (docs/recipes.md "Big elections"): the nearest `limit` of them from
  * the last listing, so that when the predecessor we watch goes, the successor walks down to the next one
  * it knows instead of listing every child again. Sound because candidates lower than ours can only
  * disappear (a new one always gets a higher sequence); relisted only when the known ones run out and

@@ -175,7 +175,7 @@ export class Contender {
 
   /**
    * First (ours, and our session's) or watching the predecessor, walking down the lower contenders we know
-   * (ContenderQueue, README "Big elections"). Only the first watches its own znode; the others only their predecessor.
+   * (ContenderQueue, docs/recipes.md "Big elections"). Only the first watches its own znode; the others only their predecessor.
    */
   private async reconcile(relist = true): Promise<void> {
     const prune = this.pruneQueued;

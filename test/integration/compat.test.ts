@@ -1,5 +1,5 @@
 // What the running server generation can do, probed feature by feature with a fresh client each, and
-// recorded as JSON (test/compat-results/<line>.json) for `npm run compat-table`, which renders README's
+// recorded as JSON (test/compat-results/<line>.json) for `npm run compat-table`, which renders docs/server-lines.md's
 // compatibility table from those files. Each probe also asserts its outcome against what is documented
 // for the line (REAL-SERVERS.md, ZooKeeper's release notes), so a wrong probe or a regression fails.
 // "unsupported" = the server (or the client, knowing the server) answered UNIMPLEMENTED or MARSHALLINGERROR.

@@ -130,6 +130,20 @@ if (missing.length > 0) {
       assert.match(e.message, /KDC_ERR_C_PRINCIPAL_UNKNOWN/);
     }, 30_000);
 
+    it("a client clock an hour off the KDC's (Clock.wallTime): AUTHFAILED with KRB_AP_ERR_SKEW and both times", async () => {
+      const who = `skew@${kdc.realm}`;
+      kdc.addPrincipal(who, { requiresPreauth: true });
+      const keytab = kdc.ktadd(who, "skew.keytab");
+      const hour = 3_600_000;
+      const clock = { now: () => performance.now(), setTimeout: (f: () => void, ms: number) => setTimeout(f, ms), clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>), wallTime: () => Date.now() - hour };
+      const e = await refused({ sasl: gssapi(who, keytab), clock }, "clock skew");
+      assert.equal(e.code, ErrorCode.AUTHFAILED);
+      assert.match(e.message, /KRB_AP_ERR_SKEW/);
+      const times = [...e.message.matchAll(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/g)].map((m) => Date.parse(`${m[0]}Z`));
+      assert.equal(times.length, 2, `both times in: ${e.message}`);
+      assert.ok(Math.abs(Math.abs(times[0]! - times[1]!) - hour) < 120_000, `an hour apart: ${e.message}`);
+    }, 30_000);
+
     it("RC4 and DES keys are refused, naming the enctype (AUTHFAILED, before any KDC exchange)", async () => {
       const who = `rc4@${kdc.realm}`;
       kdc.addPrincipal(who, { enctypes: ["rc4-hmac"] });

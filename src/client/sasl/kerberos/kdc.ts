@@ -46,7 +46,7 @@ import { KeyBlock, NameType, principalToString, type Principal } from "./types.t
 // Transport
 
 /** Sends one UDP datagram to `target` and resolves with the first datagram back from it. */
-export type UdpExchange = (target: HostPort, request: Uint8Array, options: { timeoutMs: number; signal?: AbortSignal }) => Promise<Uint8Array>;
+export type UdpExchange = (target: HostPort, request: Uint8Array, options: { timeoutMs: number; signal?: AbortSignal; clock?: Pick<Clock, "setTimeout" | "clearTimeout"> }) => Promise<Uint8Array>;
 
 export interface KdcTransportOptions {
   /** TCP: the client's Transport as a Dialer (default: node:net). */
@@ -75,14 +75,14 @@ const endpoint = (a: HostPort): string => (a.host.includes(":") ? `[${a.host}]:$
 class AttemptFailed extends Error {}
 
 /** The default UDP exchange on node:dgram (a connected socket: an ICMP refusal fails at once). */
-export const dgramExchange: UdpExchange = (target, request, { timeoutMs, signal }) =>
+export const dgramExchange: UdpExchange = (target, request, { timeoutMs, signal, clock = systemClock }) =>
   new Promise<Uint8Array>((resolve, reject) => {
     const socket = createSocket(isIP(target.host) === 6 ? "udp6" : "udp4");
     let done = false;
     const finish = (error: Error | undefined, reply?: Uint8Array): void => {
       if (done) return;
       done = true;
-      systemClock.clearTimeout(timer);
+      clock.clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       try {
         socket.close();
@@ -93,7 +93,7 @@ export const dgramExchange: UdpExchange = (target, request, { timeoutMs, signal 
       else resolve(reply ?? new Uint8Array(0));
     };
     const onAbort = (): void => finish(new AttemptFailed("aborted"));
-    const timer = systemClock.setTimeout(() => finish(new AttemptFailed(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const timer = clock.setTimeout(() => finish(new AttemptFailed(`no answer within ${timeoutMs} ms`)), timeoutMs);
     if (signal?.aborted) return onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
     socket.on("error", (e: Error & { code?: string }) => finish(new AttemptFailed(e.code ? `${e.code}` : e.message)));
@@ -201,7 +201,7 @@ export async function sendToKdcs(kdcs: readonly KdcAddress[], realm: string, req
     const tryUdp = udp !== null && kdc.protocol !== "tcp" && (request.length <= limit || kdc.protocol === "udp");
     if (tryUdp) {
       try {
-        const reply = await udp(target, request, { timeoutMs, signal: options.signal });
+        const reply = await udp(target, request, { timeoutMs, signal: options.signal, clock });
         if (!isResponseTooBig(reply)) return reply;
         failures.push(`${endpoint(target)} udp: KRB_ERR_RESPONSE_TOO_BIG`);
       } catch (e) {
