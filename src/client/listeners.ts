@@ -1,4 +1,4 @@
-// The one listener-error policy of the client and the recipes (README "Listener errors"): every listener
+// The one listener-error policy of the client and the recipes (docs/client.md "Listener errors"): every listener
 // runs on its own, so one that throws neither stops the others nor the emitter's bookkeeping, and what it
 // threw is never dropped: the client logs it at error level and emits it as "listenerError"; with neither
 // a logger nor a "listenerError" listener, it goes to console.error.

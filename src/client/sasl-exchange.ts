@@ -112,7 +112,7 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
       const credential = await login.serviceTicket(serviceName, serviceHost);
       return gssapiMechanism({ credential, now });
     } catch (e) {
-      const who = login ? principalToString(login.principal) : (o.principal ?? "the client");
+      const who = login ? principalToString(login.principal) : (o.principal ?? (o.keytab !== undefined ? "the keytab's principal" : "the ccache's principal"));
       const message = `Kerberos login of ${who} for ${service} failed: ${(e as Error).message}`;
       // No KDC answered: this attempt failed (the session tries again; the connect timeout's message names the KDCs).
       if (e instanceof KerberosError && e.reason === KerberosErrorReason.KdcUnreachable) throw new Error(message, { cause: e });

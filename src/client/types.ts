@@ -239,7 +239,7 @@ export interface ConnectOptions {
   /**
    * How to reach a server: `connect(target, handlers, { tls, timeoutMs })` resolving with a duplex byte stream
    * (default `defaultTransport`: node:net, or node:tls when `tls` is set). For a SOCKS or HTTP CONNECT proxy,
-   * `Deno.connect`, or a test double. README "Custom transports and clocks".
+   * `Deno.connect`, or a test double. docs/sessions-and-failures.md "Custom transports and clocks".
    */
   transport?: Transport;
   /**

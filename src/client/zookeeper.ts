@@ -1,4 +1,4 @@
-// The public client (README "Using the client"; reference: `npm run docs`): each operation checks its arguments,
+// The public client (docs/client.md; reference: `npm run docs`): each operation checks its arguments,
 // then takes the one path of call.ts (op table codecs, chroot mapping, watches registered with their replies).
 import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { parseConnectString } from "../protocol/connect-string.ts";
@@ -33,7 +33,7 @@ import { WatchRegistry } from "./watches.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** Events of a ZooKeeper client: `"state"` with each new `SessionState`; `"listenerError"` (README "Listener errors"). */
+/** Events of a ZooKeeper client: `"state"` with each new `SessionState`; `"listenerError"` (docs/client.md "Listener errors"). */
 export interface ZooKeeperEvents {
   /** The session moved to a new state. */
   state: [state: SessionState];
@@ -207,7 +207,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private readonly deliver = (watchers: Watcher[], event: WatchedEvent): void => deliverIsolated(this, watchers, event);
 
   /**
-   * Reports what a listener threw by the one policy of the client and the recipes (README "Listener errors"): logged
+   * Reports what a listener threw by the one policy of the client and the recipes (docs/client.md "Listener errors"): logged
    * at error level through `logger` and emitted as `"listenerError"`; with neither, console.error. Never throws.
    */
   reportListenerError(info: ListenerError): void {

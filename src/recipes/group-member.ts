@@ -1,4 +1,4 @@
-// Group membership (README "GroupMember"; reference: `npm run docs`): each member is the ephemeral znode `path/<id>` holding its data.
+// Group membership (docs/recipes.md "GroupMember"; reference: `npm run docs`): each member is the ephemeral znode `path/<id>` holding its data.
 // While someone listens for "change", a persistent watch on the group path (re-registered by the client
 // after a reconnect) turns joins and leaves into "change" events with the whole list, sorted by id;
 // bursts are coalesced (20 ms of quiet, at most 500 ms), and only new members' data is read. Where the

@@ -1,4 +1,4 @@
-// Leader election (README "Recipes"; reference: `npm run docs`), wire-compatible with Apache Curator's LeaderLatch: protected
+// Leader election (docs/recipes.md "Leader election"; reference: `npm run docs`), wire-compatible with Apache Curator's LeaderLatch: protected
 // ephemeral-sequential candidates, order by sequence, each candidate watches only its predecessor,
 // the leader must own the first znode (ephemeralOwner), and leadership ends at the first doubt.
 import { TypedEventEmitter } from "../client/emitter.ts";
@@ -43,7 +43,7 @@ const RETRY_MS = 1000;
 
 /**
  * Leader election, Curator `LeaderLatch`-compatible: each participant is an ephemeral-sequential znode under
- * `path` and watches only its predecessor; the first leads. Leadership is revoked at the first doubt (see README).
+ * `path` and watches only its predecessor; the first leads. Leadership is revoked at the first doubt (docs/recipes.md, "LeaderElection: what is guaranteed").
  * Errors are ZooKeeperErrors: BADARGUMENTS for bad constructor arguments, and what the client rejects with.
  */
 export class LeaderElection extends TypedEventEmitter<LeaderElectionEvents> {
