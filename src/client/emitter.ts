@@ -1,18 +1,11 @@
 // The event typing of the public classes (ZooKeeper and the recipes), declared here so their .d.ts stand alone:
 // at run time they are node:events EventEmitters, but their types name only this file's TypedEmitter, so a
-// consumer needs neither @types/node nor a "types" entry to get typed on/once/off (issue 33).
+// consumer needs neither @types/node nor a "types" entry to get typed on/once/off (issue 33). scripts/build.mjs
+// puts `/// <reference lib="esnext.disposable" />` at the top of this file's .d.ts: every public class with a
+// `[Symbol.asyncDispose]()` imports this file, so its symbol is declared in a consumer whose own lib predates
+// explicit resource management (ES2022, say), as @types/node does (not in the source: Deno has it anyway, and
+// `deno publish` refuses lib references).
 import { EventEmitter } from "node:events";
-
-declare global {
-  interface SymbolConstructor {
-    /**
-     * The well-known symbol of `await using` (ES2026 explicit resource management; Node 20.4+, Bun and Deno
-     * define it). Declared as lib `esnext.disposable` and @types/node do, so that the public classes'
-     * `[Symbol.asyncDispose]()` type-checks in a consumer whose lib predates it.
-     */
-    readonly asyncDispose: unique symbol;
-  }
-}
 
 /** An event map: each event's name and the arguments its listeners get, e.g. `{ state: [state: SessionState] }`. */
 export type EventArgs<E> = { [K in keyof E]: unknown[] };

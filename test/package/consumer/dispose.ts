@@ -1,5 +1,5 @@
-// `await using` with the package's classes (test/package/consumer-types.test.ts): the one consumer file that needs a
-// lib with explicit resource management (esnext.disposable); the package's .d.ts themselves do not.
+// `await using` with the package's classes (test/package/consumer-types.test.ts), on a lib that predates explicit
+// resource management (ES2022): the package's .d.ts reference lib esnext.disposable (scripts/build.mjs).
 import { ZooKeeper } from "zookeeper-ts";
 import { Lock } from "zookeeper-ts/recipes";
 
