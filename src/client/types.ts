@@ -142,7 +142,7 @@ export interface TlsCertificateName {
   CN?: string | string[];
 }
 
-/** The server's certificate as `TlsOptions.checkServerIdentity` gets it (the fields of node:tls's PeerCertificate it can rely on). */
+/** The server's certificate as `TlsOptions.checkServerIdentity` gets it (the fields of the tls module's PeerCertificate it can rely on). */
 export interface TlsPeerCertificate {
   /** The subject's name. */
   subject: TlsCertificateName;
@@ -162,15 +162,15 @@ export interface TlsPeerCertificate {
   raw: Uint8Array;
 }
 
-/** A context made by node:tls's `createSecureContext()` (`TlsOptions.secureContext`). */
+/** A context made by the tls module's `createSecureContext()` (`TlsOptions.secureContext`). */
 export interface TlsSecureContext {
   /** The runtime's native context. */
   context: unknown;
 }
 
 /**
- * TLS options of `ConnectOptions.tls`: the node:tls connect options that apply to a ZooKeeper client port, passed to
- * the default transport's `tls.connect` as given (a node:tls `ConnectionOptions` object fits as it is). The same
+ * TLS options of `ConnectOptions.tls`: the connect options of Node's tls module that apply to a ZooKeeper client port,
+ * passed to the default transport's `tls.connect` as given (a `tls.ConnectionOptions` object fits as it is). The same
  * options serve every host, every reconnect and the read-only probes. The server's certificate is verified against
  * `servername` when given, else against the connect string's host. Keys and passphrases are never logged.
  */
@@ -205,7 +205,7 @@ export interface TlsOptions {
   sigalgs?: string;
   /** The smallest DH parameter size accepted, bits. */
   minDHSize?: number;
-  /** A context from node:tls's `createSecureContext()`, used instead of `ca`, `cert`, `key` and the others. */
+  /** A context from the tls module's `createSecureContext()`, used instead of `ca`, `cert`, `key` and the others. */
   secureContext?: TlsSecureContext;
 }
 
@@ -222,7 +222,7 @@ export interface ConnectOptions {
   readOnly?: boolean;
   /** Credentials sent right after every (re)connect. */
   auth?: AuthInfo[];
-  /** true, or TLS options (node:tls connect options: `ca`, `cert`, `key`, `servername`, ...), for a secure client port. */
+  /** true, or `TlsOptions` (`ca`, `cert`, `key`, `servername`, ...: tls.connect's options), for a secure client port. */
   tls?: boolean | TlsOptions;
   /** SASL credentials (DIGEST-MD5 or GSSAPI); `connect()` rejects with AUTHFAILED when the login is refused. */
   sasl?: SaslOptions;
@@ -238,7 +238,7 @@ export interface ConnectOptions {
   clientSideExpiry?: boolean;
   /**
    * How to reach a server: `connect(target, handlers, { tls, timeoutMs })` resolving with a duplex byte stream
-   * (default `defaultTransport`: node:net, or node:tls when `tls` is set). For a SOCKS or HTTP CONNECT proxy,
+   * (default `defaultTransport`: a TCP socket, or TLS when `tls` is set). For a SOCKS or HTTP CONNECT proxy,
    * `Deno.connect`, or a test double. docs/sessions-and-failures.md "Custom transports and clocks".
    */
   transport?: Transport;
