@@ -7,9 +7,10 @@
 // when none is open there): @opentelemetry/api has no log records (those are
 // @opentelemetry/api-logs, a second dependency), and an event next to the calls it explains (a call slowed
 // or failed by a disconnect; leadership changing inside the application's own span) is where a reader of a
-// trace looks. Time is read as OpenTelemetry reads it (performance.now()), not on a client's Clock.
+// trace looks. Time is read on systemClock (performance.now(), as OpenTelemetry reads it), not on a client's Clock.
 import * as dc from "node:diagnostics_channel";
 import { type Histogram, type MeterProvider, type Span, SpanKind, SpanStatusCode, type TracerProvider, context, metrics, trace } from "@opentelemetry/api";
+import { systemClock } from "../client/clock.ts";
 import { CHANNELS, type RequestContext, type SessionMessage } from "../client/diagnostics.ts";
 
 /** Where the spans and the histogram go (the global providers by default). */
@@ -72,7 +73,7 @@ export function instrument(options: InstrumentOptions = {}): () => void {
       if (c.serverPort !== undefined) attributes["server.port"] = c.serverPort;
       const name = c.path === undefined ? c.operation : `${c.operation} ${c.path}`;
       const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, context.active());
-      spans.set(c, { span, started: performance.now() });
+      spans.set(c, { span, started: systemClock.now() });
       let set = inFlight.get(c.sessionId);
       if (!set) inFlight.set(c.sessionId, (set = new Set()));
       set.add(span);
@@ -99,7 +100,7 @@ export function instrument(options: InstrumentOptions = {}): () => void {
       s.span.end();
       const attributes: Record<string, string> = { "db.system.name": SYSTEM, "db.operation.name": c.operation };
       if (c.error !== undefined) attributes["error.type"] = errorType(c.error);
-      duration.record((performance.now() - s.started) / 1000, attributes);
+      duration.record((systemClock.now() - s.started) / 1000, attributes);
     },
   };
 
