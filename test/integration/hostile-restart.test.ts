@@ -15,7 +15,6 @@ import { randomUUID } from "node:crypto";
 import assert from "node:assert/strict";
 import { CreateMode, EventType, ZooKeeper, ZooKeeperError, type WatchedEvent } from "../../src/index.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { fourLetterWord, serverMode } from "../support/four-letter.ts";
 import { startStandalone, type ZkServer } from "../support/zk-server.ts";
 import { settle, trackUnhandled, until } from "../stress/helpers.ts";
 
@@ -67,8 +66,8 @@ describe("server killed and restarted under load", () => {
       assert.ok(lost.length > 0, "the kill should catch requests in flight");
 
       await server.start();
-      const ruok = () => fourLetterWord("127.0.0.1", server.clientPort, "ruok", 1000).catch(() => "");
-      await until("the restarted server serving (ruok, srvr)", async () => (await ruok()) === "imok" && (await serverMode("127.0.0.1", server.clientPort)) !== null, 30_000, 100);
+      const ruok = () => server.fourLetter("ruok").catch(() => "");
+      await until("the restarted server serving (ruok, srvr)", async () => (await ruok()) === "imok" && (await server.mode()) !== null, 30_000, 100);
       proxy.refuse(false);
       const servingMs = performance.now() - killedAt;
       await until("reconnected to the restarted server", () => zk.state === "connected", 30_000).catch((e: Error) => {

@@ -1,26 +1,13 @@
-// Sends one ZooKeeper four-letter word and returns the whole reply (the server closes after it).
-import { connect } from "node:net";
+// The tests' four-letter words go through the client's own (src/client/four-letter.ts: one dial through
+// the default transport, the command, the whole reply until the server closes, bounded on the system
+// clock). This module only gives it a host/port signature and reads the `Mode:` line of `srvr`.
+import { systemClock } from "../../src/client/clock.ts";
+import { fourLetterWord as clientFourLetterWord } from "../../src/client/four-letter.ts";
+import { defaultTransport } from "../../src/client/transport.ts";
 
+/** Sends one ZooKeeper four-letter word and returns the whole reply; rejects after `timeoutMs`. */
 export function fourLetterWord(host: string, port: number, cmd: string, timeoutMs = 2000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const sock = connect({ host, port });
-    const timer = setTimeout(() => {
-      sock.destroy();
-      reject(new Error(`4lw ${cmd} to ${host}:${port} timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-    sock.on("connect", () => sock.end(cmd));
-    sock.on("data", (c: Buffer) => chunks.push(c));
-    sock.on("error", (err) => {
-      clearTimeout(timer);
-      sock.destroy();
-      reject(err);
-    });
-    sock.on("close", () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(chunks).toString("utf8"));
-    });
-  });
+  return clientFourLetterWord(defaultTransport.connect, systemClock, { host, port }, cmd, timeoutMs);
 }
 
 /** The `Mode:` value of a `srvr` reply ("standalone", "leader", "follower", "read-only"), or null. */
