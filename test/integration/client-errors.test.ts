@@ -124,7 +124,9 @@ describe("failures that are fast and named (real server)", () => {
       () => assert.fail("resolved"),
       (err: unknown) => err,
     );
-    await new Promise((r) => setTimeout(r, 50)); // the first attempt is queued, waiting for a connection
+    // The attempt calls getData right after counting itself, and a call made while disconnected is queued
+    // for the next connection in that same turn: once the count reads 1, the call waits in the queue.
+    await until("withRetry's first attempt", () => attempts === 1);
     await zk.close();
     const e = await queued;
     assert.ok(e instanceof ZooKeeperError);

@@ -1,7 +1,8 @@
 // Bad input at the public API, including what plain JavaScript callers can pass (everything is cast
 // through unknown): each call fails with a clear ZooKeeperError (BADARGUMENTS, INVALIDACL, or
-// SESSIONEXPIRED on a closed client) and NOTHING reaches the wire: the fault proxy's byte counter
-// in front of the real server does not move (a valid call right after is the positive control).
+// SESSIONEXPIRED on a closed client) and NOTHING reaches the wire: the fault proxy's byte counters
+// in front of the real server move by one sync round trip and no more (a valid call right after is
+// the positive control).
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { randomUUID } from "node:crypto";
 import assert from "node:assert/strict";
@@ -9,6 +10,7 @@ import { CreateMode, ErrorCode, Op, Perms, WatcherType, ZooKeeper, ZooKeeperErro
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { trackUnhandled, within } from "../stress/helpers.ts";
+import { never } from "../support/wait.ts";
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- plain-JS callers, on purpose
 const js = (zk: ZooKeeper): Any => zk as unknown as Any;
@@ -37,6 +39,7 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
   let proxy: FaultProxy;
   let zk: ZooKeeper;
   let dials = 0;
+  let syncBytes: { up: number; down: number }; // what one sync("/") and its reply weigh on the wire
   const root = `/hostile-badinput-${randomUUID()}`;
 
   beforeAll(async () => {
@@ -47,6 +50,11 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
     zk = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 40_000 });
     await zk.create(root);
     await zk.create(`${root}/n`, "x");
+    const a = proxy.bytes();
+    await zk.sync("/");
+    const b = proxy.bytes();
+    syncBytes = { up: b.up - a.up, down: b.down - a.down };
+    assert.ok(syncBytes.up > 0 && syncBytes.down > 0, `a sync must be counted: ${JSON.stringify(syncBytes)}`);
   });
 
   afterAll(async () => {
@@ -56,7 +64,11 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
     await proxy?.close();
   });
 
-  /** Every case must fail with `code` and leave the up and down byte counters where they were. */
+  /**
+   * Every case must fail with `code` and send nothing: after them, a sync round trip moves the up and
+   * down byte counters by exactly one sync. The client has one send path and the server answers in
+   * order, so anything a case queued would have gone out before that sync and been counted by its reply.
+   */
   async function expectNothingSent(cases: [string, () => unknown, number][]): Promise<void> {
     await zk.sync("/"); // a fresh request: the link is idle and no ping is due for 10 s
     const before = proxy.bytes();
@@ -67,10 +79,11 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
       else if (e.code !== code) wrong.push(`${name}: ${e.codeName} instead of ${ErrorCode[code === BADARGUMENTS ? "BADARGUMENTS" : code === INVALIDACL ? "INVALIDACL" : "CONNECTIONLOSS"]} (${e.message})`);
       else if (e.message.length < 12) wrong.push(`${name}: unclear message ${JSON.stringify(e.message)}`);
     }
-    await new Promise((r) => setTimeout(r, 50)); // anything queued would have been flushed by now
+    await zk.sync("/");
     const after = proxy.bytes();
     assert.deepEqual(wrong, [], `wrong outcomes:\n${wrong.join("\n")}`);
-    assert.deepEqual(after, before, `bytes moved: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+    const moved = { up: after.up - before.up, down: after.down - before.down };
+    assert.deepEqual(moved, syncBytes, `bytes moved beyond one sync (${JSON.stringify(syncBytes)}): ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
     // Positive control: a valid call does move the counter.
     await zk.exists(root);
     assert.ok(proxy.bytes().up > after.up, "a valid call must be counted");
@@ -227,9 +240,12 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
       if (!(e instanceof ZooKeeperError)) wrong.push(`${name}: ${e === "resolved" ? "connected" : `threw ${String(e)}`}`);
       else if (e.code !== BADARGUMENTS) wrong.push(`${name}: ${e.codeName} (${e.message})`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    // No session to round-trip on here: a stray dial would come on its own time, so the property is a
+    // quiet period in which the proxy accepts no connection.
+    const stray = await never("a connection dialled after the rejections", () => dials !== before.dials, 100).catch((e: Error) => e.message);
     for (const z of leaked) await z.close();
     assert.deepEqual(wrong, [], `wrong outcomes:\n${wrong.join("\n")}`);
+    assert.equal(stray, undefined);
     assert.equal(dials, before.dials, "a connection was dialled");
   });
 
@@ -267,8 +283,11 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
       if (!(e instanceof ZooKeeperError)) wrong.push(`${name}: ${e === "resolved" ? "resolved" : `threw ${String(e)}`}`);
       else if (e.code !== ErrorCode.SESSIONEXPIRED || !/: the client is closed \(close\(\) was called\); connect a new client$/.test(e.message)) wrong.push(`${name}: ${e.codeName} (${e.message})`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    // A closed client has no link to round-trip on: anything it sent would need a new dial, on its own
+    // time, so the property is a quiet period with the counters still.
+    const sent = await never("bytes through the proxy from a closed client", () => proxy.bytes().up !== before.up || proxy.bytes().down !== before.down, 50).catch((e: Error) => e.message);
     assert.deepEqual(wrong, [], `wrong outcomes:\n${wrong.join("\n")}`);
+    assert.equal(sent, undefined, "a closed client sent bytes");
     assert.deepEqual(proxy.bytes(), before, "a closed client sent bytes");
     assert.equal(closedZk.state, "closed");
   });

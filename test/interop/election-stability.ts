@@ -1,6 +1,7 @@
 // Election interop through crashes: contenders of several kinds on one election path; at every
 // stable point exactly one process says it leads and every process names that one as leader.
 import { spawnContender, type Contender, type ContenderKind } from "./contenders.ts";
+import { until } from "../support/wait.ts";
 
 export interface ElectionRunConfig {
   connectString: string;
@@ -31,18 +32,23 @@ export async function runElection(cfg: ElectionRunConfig): Promise<ElectionRecor
     all.push(c);
   };
   const stable = async (): Promise<{ leader: Contender; agreed: number }> => {
-    const deadline = performance.now() + cfg.sessionMs + 20_000;
-    for (;;) {
+    let found: { leader: Contender; agreed: number } | null = null;
+    let seen = "";
+    const check = async (): Promise<boolean> => {
       const alive = all.filter((c) => c.alive);
       const leaders = alive.filter((c) => leading.get(c));
       const named = await Promise.all(alive.map((c) => c.leader().catch(() => null)));
+      seen = `leading ${leaders.map((c) => c.id)}, named ${named}`;
       if (leaders.length === 1 && named.every((n) => n === leaders[0].id)) {
         // Still so after the answers came in: a stable point.
-        if (alive.filter((c) => leading.get(c)).length === 1 && leading.get(leaders[0])) return { leader: leaders[0], agreed: alive.length };
+        if (alive.filter((c) => leading.get(c)).length === 1 && leading.get(leaders[0])) found = { leader: leaders[0], agreed: alive.length };
       }
-      if (performance.now() > deadline) throw new Error(`no stable point: leading ${leaders.map((c) => c.id)}, named ${named}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      return found !== null;
+    };
+    await until("a stable point", check, cfg.sessionMs + 20_000, 50).catch((e: Error) => {
+      throw new Error(`no stable point (${e.message}): ${seen}`);
+    });
+    return found!;
   };
   const out: ElectionRecord = { stablePoints: [] };
   try {

@@ -4,6 +4,8 @@
 // release (zookeeper-ts waiters report theirs), failover times and whether tokens grew.
 import type { LineEvent } from "../support/line-process.ts";
 import type { ZkEnsemble } from "../support/zk-server.ts";
+import { hold, until } from "../support/wait.ts";
+import { within } from "../stress/helpers.ts";
 import { analyseHolds, type HeldInterval } from "./hold-analysis.ts";
 import { spawnContender, type Contender, type ContenderKind } from "./contenders.ts";
 
@@ -82,12 +84,11 @@ export async function runTorture(cfg: TortureConfig): Promise<TortureRecord> {
       };
     });
   const holderNow = async (want?: (c: Contender) => boolean): Promise<Contender | null> => {
-    const deadline = performance.now() + 10_000;
-    while (performance.now() < deadline) {
+    const find = (): Contender | null => {
       for (const [c, h] of open) if (c.alive && h.end === null && (!want || want(c))) return c;
-      await new Promise((r) => setTimeout(r, 2));
-    }
-    return null;
+      return null;
+    };
+    return until("a holder", () => find() !== null, 10_000, 2).then(find, () => null);
   };
 
   const failovers: TortureRecord["failovers"] = [];
@@ -120,9 +121,10 @@ export async function runTorture(cfg: TortureConfig): Promise<TortureRecord> {
       failovers.push({ fault, victim: victim.id, ms: Number(next.start - at) / 1e6 });
       cfg.log?.(`${fault} ${victim.id}: next hold by ${next.who.id} after ${failovers.at(-1)!.ms.toFixed(0)} ms`);
       if (fault === "stop") {
-        await new Promise((r) => setTimeout(r, Math.max(0, cfg.sessionMs + 500 - Number(process.hrtime.bigint() - at) / 1e6)));
+        // The fault is a pause past the session: its length is the property (time, not a fact to wait for).
+        await hold(Math.max(0, cfg.sessionMs + 500 - Number(process.hrtime.bigint() - at) / 1e6));
         process.kill(victim.pid!, "SIGCONT"); // its session has expired: it reads "not held" and exits
-        await Promise.race([victim.exited, new Promise((r) => setTimeout(r, 15_000))]);
+        await within(victim.exited, 15_000);
         if (victim.alive) await victim.kill("SIGKILL");
       }
       if (!victim.alive) await add(victim.kind);

@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import * as src from "../../src/index.ts";
 import * as srcR from "../../src/recipes/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
+import { until } from "../support/wait.ts";
 
 type Copy = typeof src;
 type Recipes = typeof srcR;
@@ -113,7 +114,9 @@ describe("recipe errors", () => {
       const other = new srcR.Lock(zk, path);
       await assert.rejects(other.acquire({ timeout: 50 }), (e) => e instanceof srcR.LockTimeoutError && e.code === ErrorCode.OPERATIONTIMEOUT);
       const pending = other.acquire().then(() => null, (e: unknown) => e);
-      await new Promise((r) => setTimeout(r, 50));
+      // release() must find the acquire pending: its znode made, second behind the holder's.
+      await until("the second acquire's znode", () => other.nodePath !== null);
+      assert.deepEqual((await other.contenders()).map((c) => c.path), [holder.nodePath, other.nodePath]);
       await other.release();
       const err = await pending;
       assert.ok(err instanceof srcR.LockReleasedError && err.code === ErrorCode.CONNECTIONLOSS, String(err));

@@ -1,5 +1,5 @@
 // A server's TLS refusal ends the first connect at once, however the runtime words the alert and
-// whenever it arrives (fake dialer: no sockets, no sleeps). Facts asserted: the error, and that the
+// whenever it arrives (fake dialer: no sockets, no timers). Facts asserted: the error, and that the
 // client dialled once instead of retrying or waiting out the attempt for a ConnectResponse.
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
@@ -16,9 +16,21 @@ function refusingDialer(err: Error, when: "sameTurn" | "later"): { dialer: Diale
   const dialer: Dialer = (target, handlers) => {
     dials++;
     let closed = false;
-    const link = { remote: `${target.host}:${target.port}`, write: () => true, close: () => void (closed = true) };
+    let refused = false;
     const refuse = (): void => {
-      if (!closed) handlers.onClose(err);
+      if (closed || refused) return;
+      refused = true;
+      handlers.onClose(err);
+    };
+    const link = {
+      remote: `${target.host}:${target.port}`,
+      write: (): boolean => {
+        // "later": the server refuses once it has read the client's first bytes (the ConnectRequest),
+        // after that write has returned.
+        if (when === "later") queueMicrotask(refuse);
+        return true;
+      },
+      close: () => void (closed = true),
     };
     if (when === "sameTurn") {
       // The runtime emits secureConnect, then error and close, before the caller's await resumes.
@@ -27,7 +39,6 @@ function refusingDialer(err: Error, when: "sameTurn" | "later"): { dialer: Diale
         refuse();
       });
     }
-    setTimeout(refuse, 1);
     return Promise.resolve(link);
   };
   return { dialer, dials: () => dials };
