@@ -1,13 +1,14 @@
 // Types that stand alone (issue 33): the packed tarball, installed offline into a fresh consumer project in a temp
 // dir, type-checks with `--strict` and no skipLibCheck on TypeScript 5 (the repo's `typescript`) and 7 (its
 // `typescript-7` alias), module nodenext (ESM and a CommonJS .cts) and bundler, with @types/node and WITHOUT it
-// (`types: []`, nothing under node_modules/@types), and under `deno check`. The consumer files are
+// (`types: []`, nothing under node_modules/@types), and under `deno check`; the otel subpath with its optional peer
+// @opentelemetry/api (linked from the repo's node_modules). The consumer files are
 // test/package/consumer/*.ts and the type test test/types/public-api.ts; their `@ts-expect-error` lines must
 // all be errors, so untyped events or options fail too. Node only (it drives tsc and deno as processes).
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,7 +43,7 @@ export async function cjs(): Promise<void> {
 }
 `;
 
-const base = ["app.ts", "public-api.ts"];
+const base = ["app.ts", "public-api.ts", "otel.ts"];
 const cases: Case[] = ([5, 7] as const).flatMap((ts): Case[] => [
   { ts, module: "nodenext", node: false, files: [...base, "commonjs.cts"] },
   { ts, module: "bundler", node: false, files: base },
@@ -86,6 +87,9 @@ describe("the published types stand alone (TypeScript 5 and 7, deno check)", () 
     execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", join(work, info!.filename)], { cwd: consumer, stdio: "inherit" });
     for (const f of readdirSync(fixtures)) copyFileSync(join(fixtures, f), join(consumer, "src", f));
     copyFileSync(join(root, "test/types/public-api.ts"), join(consumer, "src/public-api.ts"));
+    // The otel subpath's optional peer, as its users install it (the repo's copy: no registry; it has no dependencies).
+    mkdirSync(join(consumer, "node_modules/@opentelemetry"), { recursive: true });
+    symlinkSync(join(root, "node_modules/@opentelemetry/api"), join(consumer, "node_modules/@opentelemetry/api"), "dir");
     writeFileSync(join(consumer, "src/commonjs.cts"), commonjs);
   }, 180_000);
 
@@ -126,8 +130,8 @@ describe("the published types stand alone (TypeScript 5 and 7, deno check)", () 
   }
 
   // node.ts is left out: Deno resolves `node:*` types from npm:@types/node in node_modules, which this consumer lacks.
-  it("deno check: app.ts, dispose.ts and public-api.ts", () => {
-    const files = ["app.ts", "dispose.ts", "public-api.ts"].map((f) => `src/${f}`);
+  it("deno check: app.ts, dispose.ts, otel.ts and public-api.ts", () => {
+    const files = ["app.ts", "dispose.ts", "otel.ts", "public-api.ts"].map((f) => `src/${f}`);
     const t = performance.now();
     const r = spawnSync(join(root, "node_modules/.bin/deno"), ["check", ...files], { cwd: consumer, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" } });
     const text = (r.stdout + r.stderr).trim();
