@@ -7,8 +7,7 @@ import { rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { fourLetterWord, serverMode } from "./four-letter.ts";
-import { serverLogTail } from "./server-log.ts";
+import { ServerEndpoint } from "./zk-endpoint.ts";
 import type { ServerOptions, ZkServer } from "./zk-types.ts";
 import { hold } from "./wait.ts";
 
@@ -67,15 +66,10 @@ export async function startDockerStandalone(dir: string, clientPort: number, ext
   return server;
 }
 
-class DockerServer implements ZkServer {
+class DockerServer extends ServerEndpoint implements ZkServer {
   readonly id = 1;
-  readonly host = "127.0.0.1";
   readonly pid = undefined;
   readonly backend = "docker" as const;
-  readonly connectString: string;
-  readonly dir: string;
-  readonly clientPort: number;
-  readonly extraPorts: readonly number[];
   readonly #client: Client;
   readonly #id: string;
   readonly #log: NodeJS.WritableStream;
@@ -83,12 +77,9 @@ class DockerServer implements ZkServer {
   #paused = false;
 
   constructor(client: Client, id: string, dir: string, clientPort: number, extraPorts: number[], log: NodeJS.WritableStream) {
+    super(clientPort, dir, extraPorts);
     this.#client = client;
     this.#id = id;
-    this.dir = dir;
-    this.clientPort = clientPort;
-    this.extraPorts = extraPorts;
-    this.connectString = `127.0.0.1:${clientPort}`;
     this.#log = log;
   }
 
@@ -133,15 +124,6 @@ class DockerServer implements ZkServer {
     const logs = await this.#client.container.logs(this.#container, { since });
     logs.pipe(this.#log, { end: false });
     await this.waitServing(60_000);
-  }
-  mode(): Promise<string | null> {
-    return serverMode(this.host, this.clientPort);
-  }
-  fourLetter(cmd: string): Promise<string> {
-    return fourLetterWord(this.host, this.clientPort, cmd, 1000);
-  }
-  logTail(lines = 40): string {
-    return serverLogTail(this.dir, lines);
   }
   async close(): Promise<void> {
     await this.#container.remove({ force: true, v: true }).catch(() => {});

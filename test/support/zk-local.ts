@@ -4,9 +4,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { fourLetterWord, serverMode } from "./four-letter.ts";
-import { serverLogTail } from "./server-log.ts";
 import type { LocalInstall } from "./zk-install.ts";
+import { ServerEndpoint } from "./zk-endpoint.ts";
 import type { ZkServer } from "./zk-types.ts";
 import { hold } from "./wait.ts";
 
@@ -79,13 +78,8 @@ function threadStates(pid: number): string[] | undefined {
 }
 
 
-export class LocalServer implements ZkServer {
+export class LocalServer extends ServerEndpoint implements ZkServer {
   readonly id: number;
-  readonly host = "127.0.0.1";
-  readonly clientPort: number;
-  readonly connectString: string;
-  readonly dir: string;
-  readonly extraPorts: readonly number[];
   readonly backend = "local" as const;
   readonly #spec: LocalSpec;
   readonly #install: LocalInstall;
@@ -95,13 +89,10 @@ export class LocalServer implements ZkServer {
   #closed = false;
 
   constructor(spec: LocalSpec, install: LocalInstall) {
+    super(spec.clientPort, spec.dir, spec.extraPorts);
     this.#spec = spec;
     this.#install = install;
     this.id = spec.id;
-    this.clientPort = spec.clientPort;
-    this.connectString = `127.0.0.1:${spec.clientPort}`;
-    this.dir = spec.dir;
-    this.extraPorts = spec.extraPorts;
     mkdirSync(join(spec.dir, "data"), { recursive: true });
     const cfg = Object.entries(spec.zooCfg).map(([k, v]) => `${k}=${v}`);
     writeFileSync(join(spec.dir, "zoo.cfg"), cfg.join("\n") + "\n");
@@ -223,18 +214,6 @@ export class LocalServer implements ZkServer {
       if (states.every((st) => (st === "T") === stopped)) return;
       await hold(5);
     }
-  }
-
-  mode(): Promise<string | null> {
-    return serverMode(this.host, this.clientPort);
-  }
-
-  fourLetter(cmd: string): Promise<string> {
-    return fourLetterWord(this.host, this.clientPort, cmd, 1000);
-  }
-
-  logTail(lines = 40): string {
-    return serverLogTail(this.dir, lines);
   }
 
   async close(): Promise<void> {
