@@ -9,12 +9,12 @@ import { addChroot, stripChroot } from "../protocol/path.ts";
 import type { ClientInfo, Stat } from "../protocol/records.ts";
 import { signalOf } from "./abort.ts";
 import { Ids } from "./acl.ts";
-import type { Needs } from "./features.ts";
+import type { Needs } from "./session/features.ts";
 import { type HelperClient, createWithParents } from "./helpers.ts";
-import type { Call, CallSpec, Send } from "./request.ts";
+import type { Call, CallSpec, Send } from "./wire/request.ts";
 import type { CreateOptions, Data, Watcher } from "./types.ts";
 import { checkAcl, checkCreateMode, checkPath, toBytes } from "./validate.ts";
-import type { WatchKind, WatchRegistry } from "./watches.ts";
+import type { WatchKind, WatchRegistry } from "./watches/watches.ts";
 
 export type { Call, CallSpec };
 

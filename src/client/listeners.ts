@@ -3,7 +3,7 @@
 // threw is never dropped: the client logs it at error level and emits it as "listenerError"; with neither
 // a logger nor a "listenerError" listener, it goes to console.error.
 import type { Logger } from "./types.ts";
-import { microtask } from "./microtask.ts";
+import { microtask } from "./wire/microtask.ts";
 
 /** A listener (or watcher) threw: what the client's `"listenerError"` event carries. */
 export interface ListenerError {

@@ -5,7 +5,7 @@ import type { MultiOp, MultiResult } from "../protocol/multi.ts";
 import { addChroot, stripChroot } from "../protocol/path.ts";
 import { Ids } from "./acl.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
-import type { Feature, Needs } from "./features.ts";
+import type { Feature, Needs } from "./session/features.ts";
 import type { CreateOptions, Data, OpResult } from "./types.ts";
 import { checkAcl, checkCreateMode, checkPath, checkVersion, toBytes } from "./validate.ts";
 

@@ -2,7 +2,7 @@
 import type { ACL, Id, Stat } from "../protocol/records.ts";
 import type { CallOptions } from "./abort.ts";
 import type { Clock } from "./clock.ts";
-import type { Transport } from "./transport.ts";
+import type { Transport } from "./transport/transport.ts";
 import type { CreateMode, ErrorCode, EventType, KeeperState } from "../protocol/constants.ts";
 
 export type { ACL, Id, Stat };
@@ -296,3 +296,34 @@ export type OpResult =
 
 /** Node data as callers give it: bytes, a string (sent as UTF-8), or null for none. */
 export type Data = Uint8Array | string | null;
+
+/** Which server line the connection reached: 3.4, 3.5 to 3.8 (not told apart), or 3.9 and later. */
+export type ServerGeneration = "3.4" | "3.5-3.8" | "3.9+";
+
+/** What the connected server supports (`zk.serverFeatures`); a fresh object after every new connection. */
+export interface ServerFeatures {
+  /** The server line the probes placed it in. */
+  readonly generation: ServerGeneration;
+  /** CONTAINER creates (3.5+). */
+  readonly containers: boolean;
+  /** TTL creates (3.5+; the server also needs extendedTypesEnabled=true). */
+  readonly ttl: boolean;
+  /** create2: a create answered with the node's Stat (3.5+), used by createWithStat. */
+  readonly createWithStat: boolean;
+  /** removeWatches / removeAllWatches on the server (3.5+). */
+  readonly removeWatches: boolean;
+  /** getConfig and reconfig (3.5+). */
+  readonly reconfig: boolean;
+  /** addWatch: persistent and recursive watches (3.6+). */
+  readonly persistentWatches: boolean;
+  /** multiRead (3.6+). */
+  readonly multiRead: boolean;
+  /** getEphemerals and getAllChildrenNumber (3.6+). */
+  readonly getEphemerals: boolean;
+  /** whoAmI (3.7+; assumed on 3.5-3.8). */
+  readonly whoAmI: boolean;
+  /** Persistent watches are removed with WatcherType Persistent/PersistentRecursive (3.9+), not Data/Any. */
+  readonly persistentRemovalTypes: boolean;
+  /** Notifications carry the zxid of the change (3.9+). */
+  readonly eventZxid: boolean;
+}

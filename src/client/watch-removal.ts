@@ -7,9 +7,9 @@ import { Ops } from "../protocol/ops.ts";
 import type { Caller } from "./call.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { watchedEvent } from "./events.ts";
-import { type ServerFeatures, unsupported } from "./features.ts";
+import { type ServerFeatures, unsupported } from "./session/features.ts";
 import type { WatchedEvent, Watcher } from "./types.ts";
-import type { WatchKind, WatchRegistry } from "./watches.ts";
+import type { WatchKind, WatchRegistry } from "./watches/watches.ts";
 
 export interface RemovalContext {
   calls: Caller;

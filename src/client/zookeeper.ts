@@ -12,24 +12,24 @@ import { Caller, clientPaths, createNode, ephemeralsPrefix, identities, need, pe
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { publishState, publishWatch, traceRequest, tracingRequests, tracingWatches } from "./diagnostics.ts";
 import { watchedEvent } from "./events.ts";
-import { credentialName, identitiesText } from "./priming.ts";
+import { credentialName, identitiesText } from "./session/priming.ts";
 import { deleteTree } from "./helpers.ts";
 import { Op, decodeResults, encodeOp, multiNeeds } from "./op.ts";
 import { type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
-import type { ServerFeatures } from "./features.ts";
+import type { ServerFeatures } from "./session/features.ts";
 import { TypedEventEmitter } from "./emitter.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "./listeners.ts";
-import { Session } from "./session.ts";
-import { parsedConnectString } from "./hosts.ts";
+import { Session } from "./session/session.ts";
+import { parsedConnectString } from "./session/hosts.ts";
 import { Transaction } from "./transaction.ts";
 import type { Clock } from "./clock.ts";
-import { readTimeoutFor } from "./liveness.ts";
-import { type InternalOptions, sessionOptions } from "./session-options.ts";
+import { readTimeoutFor } from "./wire/liveness.ts";
+import { type InternalOptions, sessionOptions } from "./session/session-options.ts";
 import type { ConnectOptions, CreateOptions, Data, Logger, OpResult, SessionState, WatchedEvent, Watcher } from "./types.ts";
 import { checkAcl, checkPath, checkVersion, checkWatcher, toBytes } from "./validate.ts";
-import { watchIterator } from "./watch-iterator.ts";
+import { watchIterator } from "./watches/watch-iterator.ts";
 import { type RemovalContext, removeWatchers } from "./watch-removal.ts";
-import { WatchRegistry } from "./watches.ts";
+import { WatchRegistry } from "./watches/watches.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 

@@ -12,7 +12,7 @@ import process from "node:process";
 import { afterAll, beforeAll, describe, it } from "../support/bdd.ts";
 import { hex } from "../support/bytes.ts";
 import { freePort, missingKdcTools, startKdc, type TestKdc } from "../support/kdc.ts";
-import { dialSocket, type Dialer } from "../../src/client/transport.ts";
+import { dialSocket, type Dialer } from "../../src/client/transport/transport.ts";
 import {
   acceptSecContext,
   asExchange,

@@ -2,7 +2,7 @@
 // client processes, the model server, and a seeded schedule of faults, with invariants checked on
 // every step. Returns the trace hash (same seed → same trace) and the violations found.
 import { createHash } from "node:crypto";
-import { Connection } from "../../src/client/connection.ts";
+import { Connection } from "../../src/client/wire/connection.ts";
 import { ZooKeeper, type InternalOptions } from "../../src/client/zookeeper.ts";
 import { GroupMember } from "../../src/recipes/group-member.ts";
 import { LeaderElection } from "../../src/recipes/leader-election.ts";

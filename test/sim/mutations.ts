@@ -1,8 +1,8 @@
 // Planted bugs for the mutation check, applied from the test side only (SIM_MUTATE=<name>): each
 // wraps a prototype method of the real code for one seed and is undone afterwards. src/ has no flags.
-import type { Connection } from "../../src/client/connection.ts";
+import type { Connection } from "../../src/client/wire/connection.ts";
 import { LeaderElection } from "../../src/recipes/leader-election.ts";
-import { Session } from "../../src/client/session.ts";
+import { Session } from "../../src/client/session/session.ts";
 
 type Proto = Record<string, (...a: unknown[]) => unknown>;
 

@@ -3,8 +3,8 @@
 // boundary of a client's next connections (the server's first K frames reach the client, then a FIN;
 // nothing more flows either way), blackhole (bytes and dials are held; held bytes flow again when it
 // lifts, like TCP retransmission), delay, server restart (connections drop, dials refused while down).
-import type { ServerMemory } from "../../src/client/features.ts";
-import type { Dialer, Link } from "../../src/client/transport.ts";
+import type { ServerMemory } from "../../src/client/session/features.ts";
+import type { Dialer, Link } from "../../src/client/transport/transport.ts";
 import type { ZkModel } from "./model.ts";
 import type { Sched } from "./sched.ts";
 

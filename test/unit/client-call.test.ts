@@ -11,8 +11,8 @@ import { JuteReader, JuteWriter } from "../../src/protocol/jute.ts";
 import { Ops } from "../../src/protocol/ops.ts";
 import { Caller, createdName } from "../../src/client/call.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "../../src/client/listeners.ts";
-import { type Call, type CallSpec, Pending, type Send } from "../../src/client/request.ts";
-import { WatchRegistry } from "../../src/client/watches.ts";
+import { type Call, type CallSpec, Pending, type Send } from "../../src/client/wire/request.ts";
+import { WatchRegistry } from "../../src/client/watches/watches.ts";
 import { ZooKeeperError, isZooKeeperError } from "../../src/index.ts";
 import type { Logger } from "../../src/client/types.ts";
 

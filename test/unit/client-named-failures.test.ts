@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { ErrorCode, EventType, KeeperState, ZooKeeper, ZooKeeperError, type Link, type LinkHandlers, type Transport } from "../../src/index.ts";
 import { parseConnectString } from "../../src/protocol/connect-string.ts";
 import { watchedEvent } from "../../src/client/events.ts";
-import { HostList } from "../../src/client/hosts.ts";
-import { credentialName, identitiesText } from "../../src/client/priming.ts";
-import { endedError } from "../../src/client/session-states.ts";
+import { HostList } from "../../src/client/session/hosts.ts";
+import { credentialName, identitiesText } from "../../src/client/session/priming.ts";
+import { endedError } from "../../src/client/session/session-states.ts";
 import { ManualClock, settle } from "../support/fake-clock.ts";
 
 /** Every dial fails at once with the error code given for its host (default ECONNREFUSED). */

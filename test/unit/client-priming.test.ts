@@ -1,9 +1,9 @@
-// SetWatches batching (src/client/priming.ts): every watch in exactly one batch, in the Java client's
+// SetWatches batching (src/client/session/priming.ts): every watch in exactly one batch, in the Java client's
 // order (data, exist, child, persistent, recursive), each batch closed once it holds >= 128 K chars.
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { SET_WATCHES_BATCH_CHARS, watchBatches } from "../../src/client/priming.ts";
-import { WatchRegistry, type WatchKind } from "../../src/client/watches.ts";
+import { SET_WATCHES_BATCH_CHARS, watchBatches } from "../../src/client/session/priming.ts";
+import { WatchRegistry, type WatchKind } from "../../src/client/watches/watches.ts";
 
 const kinds: WatchKind[] = ["data", "exist", "child", "persistent", "persistentRecursive"];
 const fields = ["dataWatches", "existWatches", "childWatches", "persistentWatches", "persistentRecursiveWatches"] as const;

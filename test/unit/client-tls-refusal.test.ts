@@ -4,8 +4,8 @@
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { isCertificateError } from "../../src/client/tls-errors.ts";
-import type { Dialer } from "../../src/client/transport.ts";
+import { isCertificateError } from "../../src/client/transport/tls-errors.ts";
+import type { Dialer } from "../../src/client/transport/transport.ts";
 import type { InternalOptions } from "../../src/client/zookeeper.ts";
 
 const alert = (message: string, code?: string): Error => Object.assign(new Error(message), code ? { code } : {});

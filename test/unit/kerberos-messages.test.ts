@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { describe, it } from "../support/bdd.ts";
 import { hex, unhex } from "../support/bytes.ts";
-import type { Dialer, LinkHandlers } from "../../src/client/transport.ts";
+import type { Dialer, LinkHandlers } from "../../src/client/transport/transport.ts";
 import {
   decodeApRep,
   decodeApReq,

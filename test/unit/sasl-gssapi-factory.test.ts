@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, it } from "../support/bdd.ts";
 import { ErrorCode, ZooKeeperError } from "../../src/index.ts";
 import type { HostPort } from "../../src/protocol/connect-string.ts";
 import { systemClock, wallTime } from "../../src/client/clock.ts";
-import { SaslRefused, saslFactory, type SaslContext } from "../../src/client/sasl-exchange.ts";
-import type { Dialer } from "../../src/client/transport.ts";
+import { SaslRefused, saslFactory, type SaslContext } from "../../src/client/sasl/exchange.ts";
+import type { Dialer } from "../../src/client/transport/transport.ts";
 import type { SaslOptions } from "../../src/client/types.ts";
 
 describe("saslFactory: GSSAPI", () => {

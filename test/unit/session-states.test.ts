@@ -4,7 +4,7 @@ import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type Phase, type PhaseKind, TRANSITIONS, checkTransition, publicState } from "../../src/client/session-states.ts";
+import { type Phase, type PhaseKind, TRANSITIONS, checkTransition, publicState } from "../../src/client/session/session-states.ts";
 
 const KINDS = Object.keys(TRANSITIONS) as PhaseKind[];
 

@@ -12,7 +12,7 @@ import { createSocket } from "node:dgram";
 import { isIP } from "node:net";
 import type { HostPort } from "../../../protocol/connect-string.ts";
 import { systemClock, type Clock } from "../../clock.ts";
-import { dialSocket, type Dialer, type Link } from "../../transport.ts";
+import { dialSocket, type Dialer, type Link } from "../../transport/transport.ts";
 import { enctype, enctypeName, isSupportedEnctype, SUPPORTED_ENCTYPES } from "./crypto.ts";
 import { DerError, KerberosError, KerberosErrorReason, KrbCryptoError, KrbCryptoErrorReason, krbErrorName } from "./errors.ts";
 import { keysFor, type Keytab } from "./keytab.ts";

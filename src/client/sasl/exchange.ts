@@ -1,15 +1,15 @@
 // The SASL exchange on a fresh connection (opcode 102, normal xids, before anything else is sent):
 // token out, challenge in, until the mechanism is done.
-import { type ErrorCode, errorCodeName } from "../protocol/constants.ts";
-import { badArguments } from "./errors.ts";
-import type { HostPort } from "../protocol/connect-string.ts";
-import { type Clock, wallTime } from "./clock.ts";
-import { digestMd5 } from "./sasl/index.ts";
-import { KerberosError, KerberosErrorReason } from "./sasl/kerberos/errors.ts";
-import { KerberosLogin, gssapiMechanism } from "./sasl/kerberos/sasl-gssapi.ts";
-import { principalToString } from "./sasl/kerberos/types.ts";
-import type { Dialer } from "./transport.ts";
-import type { ConnectOptions, SaslGssapiOptions } from "./types.ts";
+import { type ErrorCode, errorCodeName } from "../../protocol/constants.ts";
+import { badArguments } from "../errors.ts";
+import type { HostPort } from "../../protocol/connect-string.ts";
+import { type Clock, wallTime } from "../clock.ts";
+import { digestMd5 } from "./index.ts";
+import { KerberosError, KerberosErrorReason } from "./kerberos/errors.ts";
+import { KerberosLogin, gssapiMechanism } from "./kerberos/sasl-gssapi.ts";
+import { principalToString } from "./kerberos/types.ts";
+import type { Dialer } from "../transport/transport.ts";
+import type { ConnectOptions, SaslGssapiOptions } from "../types.ts";
 
 /** A SASL client mechanism: tokens in, tokens out. */
 export interface SaslClient {

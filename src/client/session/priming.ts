@@ -1,14 +1,14 @@
 // What goes on a fresh connection before user traffic: the stored credentials (AuthPacket, xid -4)
 // and the watch re-registration (SetWatches / SetWatches2 in batches of at most 128 K path chars,
 // the Java client's limit, so no batch comes near jute.maxbuffer).
-import { ErrorCode } from "../protocol/constants.ts";
-import { Ops } from "../protocol/ops.ts";
-import type { Connection } from "./connection.ts";
-import { ZooKeeperError } from "./errors.ts";
+import { ErrorCode } from "../../protocol/constants.ts";
+import { Ops } from "../../protocol/ops.ts";
+import type { Connection } from "../wire/connection.ts";
+import { ZooKeeperError } from "../errors.ts";
 import type { ServerFeatures } from "./features.ts";
-import type { Send } from "./request.ts";
-import type { Logger } from "./types.ts";
-import type { WatchRegistry } from "./watches.ts";
+import type { Send } from "../wire/request.ts";
+import type { Logger } from "../types.ts";
+import type { WatchRegistry } from "../watches/watches.ts";
 
 export const SET_WATCHES_BATCH_CHARS = 128 * 1024;
 

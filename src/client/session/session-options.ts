@@ -1,15 +1,15 @@
 // What a Session is made with, and how ZooKeeper.connect's options become that: numbers checked,
 // defaults filled in, the Transport (or the internal `dialer` seam) and the Clock chosen.
-import type { HostPort } from "../protocol/connect-string.ts";
-import { DEFAULT_MAX_BUFFER } from "../protocol/jute.ts";
-import { type Clock, systemClock } from "./clock.ts";
-import { badArguments } from "./errors.ts";
-import { fourLetterWord } from "./four-letter.ts";
+import type { HostPort } from "../../protocol/connect-string.ts";
+import { DEFAULT_MAX_BUFFER } from "../../protocol/jute.ts";
+import { type Clock, systemClock } from "../clock.ts";
+import { badArguments } from "../errors.ts";
+import { fourLetterWord } from "../transport/four-letter.ts";
 import { type ServerMemory, serverMemory } from "./features.ts";
-import { type SaslFactory, saslFactory } from "./sasl-exchange.ts";
-import { type Dialer, type Transport, defaultTransport } from "./transport.ts";
-import type { ConnectOptions, Logger, SessionState, TlsOptions, WatchedEvent } from "./types.ts";
-import type { WatchRegistry } from "./watches.ts";
+import { type SaslFactory, saslFactory } from "../sasl/exchange.ts";
+import { type Dialer, type Transport, defaultTransport } from "../transport/transport.ts";
+import type { ConnectOptions, Logger, SessionState, TlsOptions, WatchedEvent } from "../types.ts";
+import type { WatchRegistry } from "../watches/watches.ts";
 
 /** Time allowed for the first session when `connectTimeout` is not given, ms (Curator's and kazoo's default too). */
 export const DEFAULT_CONNECT_TIMEOUT = 15_000;

@@ -4,14 +4,24 @@
 // when it queues the frame), which waits in the session's queue or the connection's pipeline and settles the
 // promise from the reply. The client's own frames (auth, SetWatches, SASL, feature probes, closeSession) are
 // Pendings too, on the "own" lane.
-import { ErrorCode, OpCode, Xid } from "../protocol/constants.ts";
-import { encodeRequest, frameWriter } from "../protocol/frame.ts";
-import type { JuteReader, JuteWriter } from "../protocol/jute.ts";
+import { ErrorCode, OpCode, Xid } from "../../protocol/constants.ts";
+import { encodeRequest, frameWriter } from "../../protocol/frame.ts";
+import type { JuteReader, JuteWriter } from "../../protocol/jute.ts";
 import type { Connection } from "./connection.ts";
-import { ZooKeeperError } from "./errors.ts";
-import type { Needs } from "./features.ts";
-import type { Watcher } from "./types.ts";
-import type { WatchKind } from "./watches.ts";
+import { ZooKeeperError } from "../errors.ts";
+import type { ServerFeatures } from "../types.ts";
+import type { Watcher } from "../types.ts";
+import type { WatchKind } from "../watches/watches.ts";
+
+/** A feature of `ServerFeatures` (every field but `generation`). */
+export type Feature = Exclude<keyof ServerFeatures, "generation">;
+
+/** What a request needs from the server: features, and how to name them in the error. */
+export interface Needs {
+  features: readonly Feature[];
+  /** e.g. "addWatch", or "multi with a container create". */
+  what: string;
+}
 
 /** The part of an `Ops` table entry a request uses: the opcode and the two codecs of the client's side. */
 export interface CallSpec<Req, Res> {

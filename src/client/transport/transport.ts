@@ -4,9 +4,9 @@
 // (ConnectOptions.transport), and tests can put a fault proxy in between.
 import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
-import type { HostPort } from "../protocol/connect-string.ts";
-import { systemClock } from "./clock.ts";
-import type { TlsOptions } from "./types.ts";
+import type { HostPort } from "../../protocol/connect-string.ts";
+import { type Clock, systemClock } from "../clock.ts";
+import type { TlsOptions } from "../types.ts";
 
 /** A duplex byte stream to one server, as a Transport gives it. */
 export interface Link {
@@ -136,3 +136,29 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
 
 /** The default Transport: node:net, or node:tls when `tls` is set (Node, Bun and Deno). */
 export const defaultTransport: Transport = { connect: dialSocket };
+
+/**
+ * Runs `dial` with a signal aborted after `ms` on `clock` (the connect timeout is the client's, not the
+ * Transport's): rejects then, whether or not the Transport heeds the signal, and closes a link that comes later.
+ */
+export function dialWithin(clock: Clock, ms: number, target: HostPort, dial: (signal: AbortSignal) => Promise<Link>): Promise<Link> {
+  const ac = new AbortController();
+  return new Promise<Link>((resolve, reject) => {
+    const timer = clock.setTimeout(() => {
+      const e = new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`);
+      ac.abort(e);
+      reject(e);
+    }, ms);
+    dial(ac.signal).then(
+      (link) => {
+        clock.clearTimeout(timer);
+        if (ac.signal.aborted) link.close();
+        else resolve(link);
+      },
+      (e: unknown) => {
+        clock.clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}

@@ -3,26 +3,26 @@
 // of session-states.ts by one checked transition(). Every frame goes out through `send`: the caller's calls
 // and the client's own frames alike, as Pendings whose xids the connection writes as it queues them; the
 // connections report to the session (ConnectionOwner) directly.
-import { ErrorCode, KeeperState } from "../protocol/constants.ts";
-import type { HostPort } from "../protocol/connect-string.ts";
-import { Ops } from "../protocol/ops.ts";
-import type { ConnectResponse, WatcherEvent } from "../protocol/records.ts";
-import type { Connection, ConnectionOwner } from "./connection.ts";
+import { ErrorCode, KeeperState } from "../../protocol/constants.ts";
+import type { HostPort } from "../../protocol/connect-string.ts";
+import { Ops } from "../../protocol/ops.ts";
+import type { ConnectResponse, WatcherEvent } from "../../protocol/records.ts";
+import type { Connection, ConnectionOwner } from "../wire/connection.ts";
 import { type DialContext, type Outcome, establish, leftTheList } from "./dial.ts";
-import { ZooKeeperError } from "./errors.ts";
+import { ZooKeeperError } from "../errors.ts";
 import { type ServerFeatures, featuresOf, learnFeatures, unsupported } from "./features.ts";
 import { HostList } from "./hosts.ts";
-import { clientExpiryAfter, leaseLeft } from "./liveness.ts";
+import { clientExpiryAfter, leaseLeft } from "../wire/liveness.ts";
 import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
 import { ReadOnlyProbe } from "./readonly-probe.ts";
-import { type Call, type CallSpec, Pending, type Send } from "./request.ts";
-import { type SaslClient, SaslRefused, saslExchange, saslRejected } from "./sasl-exchange.ts";
-import type { Logger, SessionState } from "./types.ts";
-import { type Clock, lateAware, sleepOn, systemClock } from "./clock.ts";
+import { type Call, type CallSpec, Pending, type Send } from "../wire/request.ts";
+import { type SaslClient, SaslRefused, saslExchange, saslRejected } from "../sasl/exchange.ts";
+import type { Logger, SessionState } from "../types.ts";
+import { type Clock, lateAware, sleepOn, systemClock } from "../clock.ts";
 import { CLOSED_REASON, type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
 import type { SessionOptions } from "./session-options.ts";
-import { isCertificateError } from "./tls-errors.ts";
-import { traceConnect, tracingConnects } from "./diagnostics.ts";
+import { isCertificateError } from "../transport/tls-errors.ts";
+import { traceConnect, tracingConnects } from "../diagnostics.ts";
 import { WaitQueue } from "./wait-queue.ts";
 
 export type { SaslClient, SessionOptions };

@@ -1,10 +1,10 @@
 // One TCP/TLS connection to one server: the handshake, the xid-ordered reply pipeline, batched
 // writes with backpressure, pings and the read timeout. It knows nothing of hosts or reconnects;
 // the session owns those and makes a new Connection for every attempt.
-import { ErrorCode, Xid } from "../protocol/constants.ts";
-import { ProtocolError } from "../protocol/errors.ts";
-import { FrameDecoder, encodeFrame } from "../protocol/frame.ts";
-import { JuteReader, frameBytes } from "../protocol/jute.ts";
+import { ErrorCode, Xid } from "../../protocol/constants.ts";
+import { ProtocolError } from "../../protocol/errors.ts";
+import { FrameDecoder, encodeFrame } from "../../protocol/frame.ts";
+import { JuteReader, frameBytes } from "../../protocol/jute.ts";
 import {
   type ConnectRequest,
   type ConnectResponse,
@@ -12,16 +12,16 @@ import {
   readConnectResponse,
   readWatcherEvent,
   writeConnectRequest,
-} from "../protocol/records.ts";
-import { ZooKeeperError } from "./errors.ts";
+} from "../../protocol/records.ts";
+import { ZooKeeperError } from "../errors.ts";
 import { Fifo } from "./fifo.ts";
-import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
+import { type Clock, type TimerHandle, systemClock } from "../clock.ts";
 import { microtask } from "./microtask.ts";
 import { isStalled, pingIntervalFor, readTimeoutFor, tickFor } from "./liveness.ts";
-import { Ops } from "../protocol/ops.ts";
+import { Ops } from "../../protocol/ops.ts";
 import { type Call, Pending } from "./request.ts";
-import type { Link, LinkHandlers } from "./transport.ts";
-import type { Logger } from "./types.ts";
+import type { Link, LinkHandlers } from "../transport/transport.ts";
+import type { Logger } from "../types.ts";
 
 /**
  * What a connection reports to, and takes its xids from: the session (one interface, no relay in between).

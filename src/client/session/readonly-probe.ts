@@ -1,7 +1,7 @@
 // While connected to a read-only server, look for a read-write one with the `isro` four-letter word
 // (Java client: backoff from 100 ms doubling to 60 s) and report it so the session can move there.
-import type { HostPort } from "../protocol/connect-string.ts";
-import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
+import type { HostPort } from "../../protocol/connect-string.ts";
+import { type Clock, type TimerHandle, systemClock } from "../clock.ts";
 
 export interface ReadOnlyProbeOptions {
   hosts: readonly HostPort[];

@@ -2,13 +2,13 @@
 // the dial attempt, the client-side expiry timer, the read-only probe, the end's code and reason),
 // and TRANSITIONS is the one table of legal moves (docs/session-states.md mirrors it; a unit test
 // keeps the two equal). Session.transition() checks every move against it before anything happens.
-import { ErrorCode } from "../protocol/constants.ts";
-import type { HostPort } from "../protocol/connect-string.ts";
-import type { TimerHandle } from "./clock.ts";
-import type { Connection } from "./connection.ts";
-import { ZooKeeperError } from "./errors.ts";
+import { ErrorCode } from "../../protocol/constants.ts";
+import type { HostPort } from "../../protocol/connect-string.ts";
+import type { TimerHandle } from "../clock.ts";
+import type { Connection } from "../wire/connection.ts";
+import { ZooKeeperError } from "../errors.ts";
 import type { ReadOnlyProbe } from "./readonly-probe.ts";
-import type { SessionState } from "./types.ts";
+import type { SessionState } from "../types.ts";
 
 /** The final states of a session. */
 export type EndState = "expired" | "authFailed" | "closed";

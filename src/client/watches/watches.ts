@@ -1,8 +1,8 @@
 // Client-side watch tables (server paths as keys). Watches are added when their reply arrives, in
 // the receive path, so no notification can slip between the reply and the registration. Notifications
 // are turned into the set of watchers to call, each at most once per event.
-import { EventType } from "../protocol/constants.ts";
-import type { Watcher } from "./types.ts";
+import { EventType } from "../../protocol/constants.ts";
+import type { Watcher } from "../types.ts";
 
 export type WatchKind = "data" | "exist" | "child" | "persistent" | "persistentRecursive";
 

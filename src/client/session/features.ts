@@ -11,44 +11,14 @@
 // A notification carrying a zxid (not -1) also proves 3.9+ (see Session.notify).
 // 3.5 to 3.8 look the same on the wire to these probes; the client then assumes 3.6+ ops are there
 // (3.5 reached end of life in 2022). An op a 3.5–3.7 server lacks is still answered UNIMPLEMENTED by it.
-import { ErrorCode, WatcherType } from "../protocol/constants.ts";
-import { Ops, type PathWatchRequest } from "../protocol/ops.ts";
-import type { Connection } from "./connection.ts";
-import { ZooKeeperError } from "./errors.ts";
-import type { CallSpec, Send } from "./request.ts";
+import { ErrorCode, WatcherType } from "../../protocol/constants.ts";
+import { Ops, type PathWatchRequest } from "../../protocol/ops.ts";
+import type { Connection } from "../wire/connection.ts";
+import { ZooKeeperError } from "../errors.ts";
+import type { CallSpec, Feature, Needs, Send } from "../wire/request.ts";
+import type { ServerFeatures, ServerGeneration } from "../types.ts";
 
-/** Which server line the connection reached: 3.4, 3.5 to 3.8 (not told apart), or 3.9 and later. */
-export type ServerGeneration = "3.4" | "3.5-3.8" | "3.9+";
-
-/** What the connected server supports (`zk.serverFeatures`); a fresh object after every new connection. */
-export interface ServerFeatures {
-  /** The server line the probes placed it in. */
-  readonly generation: ServerGeneration;
-  /** CONTAINER creates (3.5+). */
-  readonly containers: boolean;
-  /** TTL creates (3.5+; the server also needs extendedTypesEnabled=true). */
-  readonly ttl: boolean;
-  /** create2: a create answered with the node's Stat (3.5+), used by createWithStat. */
-  readonly createWithStat: boolean;
-  /** removeWatches / removeAllWatches on the server (3.5+). */
-  readonly removeWatches: boolean;
-  /** getConfig and reconfig (3.5+). */
-  readonly reconfig: boolean;
-  /** addWatch: persistent and recursive watches (3.6+). */
-  readonly persistentWatches: boolean;
-  /** multiRead (3.6+). */
-  readonly multiRead: boolean;
-  /** getEphemerals and getAllChildrenNumber (3.6+). */
-  readonly getEphemerals: boolean;
-  /** whoAmI (3.7+; assumed on 3.5-3.8). */
-  readonly whoAmI: boolean;
-  /** Persistent watches are removed with WatcherType Persistent/PersistentRecursive (3.9+), not Data/Any. */
-  readonly persistentRemovalTypes: boolean;
-  /** Notifications carry the zxid of the change (3.9+). */
-  readonly eventZxid: boolean;
-}
-
-export type Feature = Exclude<keyof ServerFeatures, "generation">;
+export type { Feature, Needs, ServerFeatures, ServerGeneration };
 
 /** The oldest line that has each feature, for error messages. */
 const SINCE: Record<Feature, string> = {
@@ -84,12 +54,6 @@ export function featuresOf(generation: ServerGeneration): ServerFeatures {
   });
 }
 
-/** What a request needs from the server: features, and how to name them in the error. */
-export interface Needs {
-  features: readonly Feature[];
-  /** e.g. "addWatch", or "multi with a container create". */
-  what: string;
-}
 
 /** The reason `needs` cannot go to a server with `f`, or null when it can. */
 export function unsupported(f: ServerFeatures, needs: Needs | undefined): string | null {

@@ -2,11 +2,10 @@
 // server closes. Used to find a read-write server while connected read-only. It dials through the
 // session's Transport (a proxy, Deno.connect, the simulation's network) like every other connection,
 // and times out on the session's clock.
-import type { HostPort } from "../protocol/connect-string.ts";
-import { concatBytes } from "./bytes.ts";
-import type { Clock } from "./clock.ts";
-import { dialWithin } from "./dial.ts";
-import type { Dialer, DialOptions } from "./transport.ts";
+import type { HostPort } from "../../protocol/connect-string.ts";
+import { concatBytes } from "../bytes.ts";
+import type { Clock } from "../clock.ts";
+import { type Dialer, type DialOptions, dialWithin } from "./transport.ts";
 
 export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd: string, timeoutMs = 2000, tls?: DialOptions["tls"]): Promise<string> {
   return new Promise<string>((resolve, reject) => {

@@ -1,9 +1,9 @@
 // Requests made while no connection is up: held in order until the next connection is primed, but
 // each for at most `waitMs`, after which it fails CONNECTIONLOSS rather than wait forever.
-import { ErrorCode } from "../protocol/constants.ts";
-import { type Clock, type TimerHandle, systemClock } from "./clock.ts";
-import { Fifo } from "./fifo.ts";
-import type { Pending } from "./request.ts";
+import { ErrorCode } from "../../protocol/constants.ts";
+import { type Clock, type TimerHandle, systemClock } from "../clock.ts";
+import { Fifo } from "../wire/fifo.ts";
+import type { Pending } from "../wire/request.ts";
 
 interface Waiting {
   p: Pending;

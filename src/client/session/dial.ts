@@ -3,15 +3,15 @@
 // never ends the session itself): a connection to authenticate and prime, a failure worth another try, a
 // verdict that ends the session, or "stopped" when the session ended meanwhile. The connection reports to
 // its owner (the session) directly: nothing is relayed through here.
-import { ErrorCode } from "../protocol/constants.ts";
-import type { HostPort } from "../protocol/connect-string.ts";
-import type { ConnectResponse } from "../protocol/records.ts";
-import { Connection, type ConnectionOwner } from "./connection.ts";
-import type { Clock } from "./clock.ts";
-import { type SaslClient, type SaslFactory, SaslRefused } from "./sasl-exchange.ts";
+import { ErrorCode } from "../../protocol/constants.ts";
+import type { HostPort } from "../../protocol/connect-string.ts";
+import type { ConnectResponse } from "../../protocol/records.ts";
+import { Connection, type ConnectionOwner } from "../wire/connection.ts";
+import type { Clock } from "../clock.ts";
+import { type SaslClient, type SaslFactory, SaslRefused } from "../sasl/exchange.ts";
 import type { EndState } from "./session-states.ts";
-import type { Dialer, Link } from "./transport.ts";
-import type { Logger, TlsOptions } from "./types.ts";
+import { type Dialer, dialWithin } from "../transport/transport.ts";
+import type { Logger, TlsOptions } from "../types.ts";
 
 export type Outcome =
   | { kind: "established"; conn: Connection; res: ConnectResponse; mech: SaslClient | undefined }
@@ -108,32 +108,6 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   x.accepted(res, c);
   c.startTimers(res.timeOut);
   return { kind: "established", conn: c, res, mech };
-}
-
-/**
- * Runs `dial` with a signal aborted after `ms` on `clock` (the connect timeout is the client's, not the
- * Transport's): rejects then, whether or not the Transport heeds the signal, and closes a link that comes later.
- */
-export function dialWithin(clock: Clock, ms: number, target: HostPort, dial: (signal: AbortSignal) => Promise<Link>): Promise<Link> {
-  const ac = new AbortController();
-  return new Promise<Link>((resolve, reject) => {
-    const timer = clock.setTimeout(() => {
-      const e = new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`);
-      ac.abort(e);
-      reject(e);
-    }, ms);
-    dial(ac.signal).then(
-      (link) => {
-        clock.clearTimeout(timer);
-        if (ac.signal.aborted) link.close();
-        else resolve(link);
-      },
-      (e: unknown) => {
-        clock.clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
 }
 
 /** The host was dropped by updateServerList() while we dialled it: the session must not settle on a server that left. */

@@ -1,8 +1,8 @@
 // An async iterator over a persistent watch: events queue up until the loop takes them; the watch
 // is removed when the loop ends (break/return), the signal aborts, or the session ends.
-import { ErrorCode, EventType, KeeperState } from "../protocol/constants.ts";
-import { ZooKeeperError } from "./errors.ts";
-import type { WatchedEvent, Watcher } from "./types.ts";
+import { ErrorCode, EventType, KeeperState } from "../../protocol/constants.ts";
+import { ZooKeeperError } from "../errors.ts";
+import type { WatchedEvent, Watcher } from "../types.ts";
 
 export interface WatchIteratorHooks {
   signal?: AbortSignal;
