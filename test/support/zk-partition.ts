@@ -21,12 +21,12 @@ import { mkdtempSync, readdirSync, writeFileSync, chmodSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { EnsembleOf } from "./zk-ensemble.ts";
 import { localInstall } from "./zk-install.ts";
 import { LocalServer } from "./zk-local.ts";
 import { freePorts } from "./zk-ports.ts";
 import { ensembleCfg } from "./zk-server.ts";
 import type { ZkEnsemble } from "./zk-types.ts";
-import { hold } from "./wait.ts";
 
 export interface PartitionOptions {
   size?: 3 | 5; // default 3
@@ -140,17 +140,14 @@ async function startForwarder(ns: string, port: number): Promise<ChildProcess> {
   return child;
 }
 
-class Partitioned implements PartitionedEnsemble {
-  readonly servers: LocalServer[];
-  readonly connectString: string;
+class Partitioned extends EnsembleOf<LocalServer> implements PartitionedEnsemble {
   readonly #hub: string;
   readonly #names: string[];
   readonly #forwarders: ChildProcess[];
   readonly #dog: ChildProcess;
 
   constructor(servers: LocalServer[], hub: string, names: string[], forwarders: ChildProcess[], dog: ChildProcess) {
-    this.servers = servers;
-    this.connectString = servers.map((s) => s.connectString).join(",");
+    super(servers);
     this.#hub = hub;
     this.#names = names;
     this.#forwarders = forwarders;
@@ -184,34 +181,8 @@ class Partitioned implements PartitionedEnsemble {
     for (const s of this.servers) ip("-n", this.#names[s.id]!, "route", "flush", "type", "blackhole");
   }
 
-  modes(): Promise<(string | null)[]> {
-    return Promise.all(this.servers.map((s) => (s.running && !s.paused ? s.mode() : Promise.resolve(null))));
-  }
-
-  async leader(timeoutMs = 60_000): Promise<LocalServer> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const modes = await this.modes();
-      const leaders = this.servers.filter((_, i) => modes[i] === "leader");
-      if (leaders.length === 1) return leaders[0]!;
-      if (Date.now() > deadline) throw new Error(`no single leader after ${timeoutMs} ms; modes: ${JSON.stringify(modes)}`);
-      await hold(100);
-    }
-  }
-
-  async waitForQuorum(timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const modes = await this.modes();
-      const up = this.servers.filter((s) => s.running && !s.paused).length;
-      if (modes.filter((m) => m === "leader").length === 1 && modes.filter((m) => m === "leader" || m === "follower").length === up) return;
-      if (Date.now() > deadline) throw new Error(`no quorum after ${timeoutMs} ms; modes: ${JSON.stringify(modes)}`);
-      await hold(100);
-    }
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.servers.map((s) => s.close()));
+  override async close(): Promise<void> {
+    await super.close();
     for (const f of this.#forwarders) f.kill("SIGKILL");
     this.#dog.kill("SIGKILL");
     deleteNetns(this.#names);

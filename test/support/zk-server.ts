@@ -13,12 +13,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fourLetterWord, parseMode } from "./four-letter.ts";
 import { dockerAvailable, startDockerStandalone } from "./zk-docker.ts";
+import { EnsembleOf } from "./zk-ensemble.ts";
 import { HOW_TO_GET_A_SERVER, localInstall } from "./zk-install.ts";
 import { LocalServer, StartError } from "./zk-local.ts";
 import { requestedLine, type ServerLine } from "./zk-lines.ts";
 import { freePorts } from "./zk-ports.ts";
 import type { EnsembleOptions, ServerOptions, ZkEnsemble, ZkServer } from "./zk-types.ts";
-import { hold } from "./wait.ts";
 
 export type { EnsembleOptions, ServerOptions, ZkEnsemble, ZkServer } from "./zk-types.ts";
 export { fourLetterWord, parseMode, HOW_TO_GET_A_SERVER };
@@ -110,7 +110,7 @@ export async function startEnsemble(opts: EnsembleOptions = {}): Promise<ZkEnsem
       }, install);
     });
     for (const s of servers) s.launch(); // members only serve once a quorum exists: start all, then wait
-    const ensemble = new Ensemble(servers);
+    const ensemble = new EnsembleOf(servers);
     try {
       await Promise.all(servers.map((s) => s.waitServing()));
       await ensemble.waitForQuorum();
@@ -119,47 +119,6 @@ export async function startEnsemble(opts: EnsembleOptions = {}): Promise<ZkEnsem
       await ensemble.close();
       if (!(err instanceof StartError && err.bindFailure) || attempt >= ATTEMPTS) throw err;
     }
-  }
-}
-
-class Ensemble implements ZkEnsemble {
-  readonly servers: ZkServer[];
-  readonly connectString: string;
-
-  constructor(servers: ZkServer[]) {
-    this.servers = servers;
-    this.connectString = servers.map((s) => s.connectString).join(",");
-  }
-
-  async #modes(): Promise<(string | null)[]> {
-    return Promise.all(this.servers.map((s) => (s.running && !s.paused ? s.mode() : Promise.resolve(null))));
-  }
-
-  async leader(timeoutMs = 60_000): Promise<ZkServer> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const modes = await this.#modes();
-      const leaders = this.servers.filter((_, i) => modes[i] === "leader");
-      if (leaders.length === 1) return leaders[0];
-      if (Date.now() > deadline) throw new Error(`no single leader after ${timeoutMs} ms; modes: ${JSON.stringify(modes)}`);
-      await hold(100);
-    }
-  }
-
-  async waitForQuorum(timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const modes = await this.#modes();
-      const up = this.servers.filter((s) => s.running && !s.paused);
-      const serving = modes.filter((m) => m === "leader" || m === "follower").length;
-      if (modes.filter((m) => m === "leader").length === 1 && serving === up.length) return;
-      if (Date.now() > deadline) throw new Error(`no quorum after ${timeoutMs} ms; modes: ${JSON.stringify(modes)}`);
-      await hold(100);
-    }
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.servers.map((s) => s.close()));
   }
 }
 
