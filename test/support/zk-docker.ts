@@ -9,7 +9,6 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { ServerEndpoint } from "./zk-endpoint.ts";
 import type { ServerOptions, ZkServer } from "./zk-types.ts";
-import { hold } from "./wait.ts";
 
 const IMAGE = "zookeeper:3.8.0";
 type Tc = typeof import("testcontainers");
@@ -94,11 +93,7 @@ class DockerServer extends ServerEndpoint implements ZkServer {
   }
 
   async waitServing(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while ((await this.mode()) === null) {
-      if (Date.now() > deadline) throw new Error(`docker ZooKeeper ${this.connectString} not serving after ${timeoutMs} ms:\n${this.logTail()}`);
-      await hold(100);
-    }
+    if ((await this.serving(timeoutMs)) === "timeout") throw new Error(`docker ZooKeeper ${this.connectString} not serving after ${timeoutMs} ms:\n${this.logTail()}`);
   }
 
   async kill(signal: "SIGKILL" | "SIGTERM" = "SIGKILL"): Promise<void> {

@@ -3,6 +3,7 @@
 // with how they run (a JVM, a container).
 import { fourLetterWord, serverMode } from "./four-letter.ts";
 import { serverLogTail } from "./server-log.ts";
+import { until } from "./wait.ts";
 
 export abstract class ServerEndpoint {
   readonly host = "127.0.0.1";
@@ -29,5 +30,16 @@ export abstract class ServerEndpoint {
 
   logTail(lines = 40): string {
     return serverLogTail(this.dir, lines);
+  }
+
+  /** Polls `srvr` until it shows a Mode: line ("serving"), `gone()` says the server ended ("gone"), or `timeoutMs` passes ("timeout"). */
+  protected serving(timeoutMs: number, gone: () => boolean = () => false): Promise<"serving" | "gone" | "timeout"> {
+    let seen: "serving" | "gone" | null = null;
+    const check = async (): Promise<boolean> => {
+      if (gone()) seen = "gone";
+      else if ((await this.mode()) !== null) seen = "serving";
+      return seen !== null;
+    };
+    return until("a Mode: line from srvr", check, timeoutMs, 100).then(() => seen ?? "serving", () => "timeout" as const);
   }
 }

@@ -147,18 +147,14 @@ export class LocalServer extends ServerEndpoint implements ZkServer {
 
   /** Resolves once `srvr` reports a Mode: line; kills the JVM and throws (with the log tail) otherwise. */
   async waitServing(timeoutMs = this.#spec.startTimeoutMs): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
     const child = this.#child;
     child?.ref(); // keep the event loop alive while we wait on it
     try {
-      for (;;) {
-        if (!this.running) throw this.#startError("exited before serving");
-        if ((await this.mode()) !== null) return;
-        if (Date.now() > deadline) {
-          await this.kill();
-          throw this.#startError(`not serving after ${timeoutMs} ms`);
-        }
-        await hold(100);
+      const got = await this.serving(timeoutMs, () => !this.running);
+      if (got === "gone") throw this.#startError("exited before serving");
+      if (got === "timeout") {
+        await this.kill();
+        throw this.#startError(`not serving after ${timeoutMs} ms`);
       }
     } finally {
       child?.unref();
