@@ -1,4 +1,4 @@
-// The tests' four-letter words go through the client's own (src/client/four-letter.ts: one dial through
+// The tests' four-letter words go through the client's own (src/client/transport/four-letter.ts: one dial through
 // the default transport, the command, the whole reply until the server closes, bounded on the system
 // clock). This module only gives it a host/port signature and reads the `Mode:` line of `srvr`.
 import { systemClock } from "../../src/client/clock.ts";
