@@ -8,19 +8,16 @@
 // (test/support/kdc.ts) and a real Kerberized 3.8.0 server. Under CI=true a missing KDC package fails the file.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import process from "node:process";
-import { describe, it } from "../support/bdd.ts";
+import { it } from "../support/bdd.ts";
 import { afterAll, beforeAll } from "../support/secure-hooks.ts";
-import { ErrorCode, Perms, ZooKeeper, ZooKeeperError, type ConnectOptions, type SessionState } from "../../src/index.ts";
+import { ErrorCode, Perms, ZooKeeper, type ConnectOptions } from "../../src/index.ts";
 import { loadCcache } from "../../src/client/sasl/kerberos/index.ts";
 import { startFaultProxy } from "../support/fault-proxy.ts";
-import { ALL_ENCTYPES, missingKdcTools, startKdc, type TestKdc } from "../support/kdc.ts";
-import { startKerberosServer, type KerberosServer } from "../support/secure-server.ts";
-import { until } from "../support/wait.ts";
+import { ALL_ENCTYPES, describeWithKdc, refusal, startRealm, type Realm } from "../support/kdc.ts";
+import { until, untilState } from "../support/wait.ts";
 
-const missing = missingKdcTools();
 const ROOT = `/krb-edges-${randomUUID()}`;
 const dec = (b: Uint8Array | null): string => new TextDecoder().decode(b ?? new Uint8Array(0));
 const NUMBER: Record<string, number> = {
@@ -30,174 +27,127 @@ const NUMBER: Record<string, number> = {
   "aes128-cts-hmac-sha256-128": 19,
 };
 
-function report(what: string, e: unknown): void {
-  process.stderr.write(`[kerberos-connect] ${what}: ${e instanceof Error ? `${e.name} ${(e as ZooKeeperError).code ?? ""}: ${e.message}` : String(e)}\n`);
-}
-
-function nextState(zk: ZooKeeper, wanted: SessionState): Promise<void> {
-  return new Promise((resolve) => {
-    const on = (s: SessionState): void => {
-      if (s !== wanted) return;
-      zk.off("state", on);
-      resolve();
-    };
-    zk.on("state", on);
+describeWithKdc("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKeeper 3.8.0)", "kerberos-connect", () => {
+  let realm: Realm;
+  const gssapi = (principal: string, keytab: string | Uint8Array): ConnectOptions["sasl"] => ({
+    mechanism: "GSSAPI", principal, keytab, krb5Config: realm.kdc.krb5Conf, serviceHost: "localhost",
   });
-}
+  async function connect(connectString: string, options: ConnectOptions): Promise<ZooKeeper> {
+    return realm.track(await ZooKeeper.connect(connectString, { connectTimeout: 10_000, sessionTimeout: 30_000, ...options }));
+  }
+  const refused = (options: ConnectOptions, what: string) =>
+    refusal("kerberos-connect", ZooKeeper.connect(realm.srv.connectString, { connectTimeout: 10_000, ...options }), what);
+  /** The KDC's log lines (ISSUE lines name the reply, ticket and session key enctypes). */
+  const kdcLog = (): string[] => readFileSync(join(realm.kdc.dir, "kdc.log"), "utf8").split("\n");
 
-if (missing.length > 0) {
-  describe("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKeeper 3.8.0)", () => {
-    it("needs the MIT KDC packages", () => {
-      if (process.env.CI === "true") assert.fail(`MIT Kerberos tools missing: ${missing.join(", ")}; install krb5-kdc krb5-admin-server krb5-user`);
-      process.stderr.write(`[kerberos-connect] skipped: ${missing.join(", ")} missing (install krb5-kdc krb5-admin-server krb5-user)\n`);
-    });
-  });
-} else {
-  describe("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKeeper 3.8.0)", () => {
-    let kdc: TestKdc;
-    let srv: KerberosServer;
-    const open: ZooKeeper[] = [];
-    const gssapi = (principal: string, keytab: string | Uint8Array): ConnectOptions["sasl"] => ({
-      mechanism: "GSSAPI", principal, keytab, krb5Config: kdc.krb5Conf, serviceHost: "localhost",
-    });
-    async function connect(connectString: string, options: ConnectOptions): Promise<ZooKeeper> {
-      const zk = await ZooKeeper.connect(connectString, { connectTimeout: 10_000, sessionTimeout: 30_000, ...options });
-      open.push(zk);
-      return zk;
-    }
-    async function refused(options: ConnectOptions, what: string): Promise<ZooKeeperError> {
-      const e = await ZooKeeper.connect(srv.connectString, { connectTimeout: 10_000, ...options }).then(
-        async (zk) => {
-          await zk.close();
-          return null;
-        },
-        (err: unknown) => err,
-      );
-      report(what, e);
-      assert.ok(e instanceof ZooKeeperError, `expected a ZooKeeperError, got ${String(e)}`);
-      return e;
-    }
-    /** The KDC's log lines (ISSUE lines name the reply, ticket and session key enctypes). */
-    const kdcLog = (): string[] => readFileSync(join(kdc.dir, "kdc.log"), "utf8").split("\n");
+  beforeAll(async () => {
+    realm = await startRealm();
+    const zk = await connect(realm.srv.connectString, { sasl: gssapi(realm.alice, realm.aliceKeytab) });
+    await zk.create(ROOT, "");
+  }, 120_000);
 
-    beforeAll(async () => {
-      kdc = await startKdc();
-      srv = await startKerberosServer({ kdc });
-      const admin = `admin@${kdc.realm}`;
-      kdc.addPrincipal(admin, { requiresPreauth: true });
-      const zk = await connect(srv.connectString, { sasl: gssapi(admin, kdc.ktadd(admin, "admin.keytab")) });
-      await zk.create(ROOT, "");
-    }, 120_000);
+  afterAll(() => realm?.close(), 60_000);
 
-    afterAll(async () => {
-      await Promise.all(open.map((zk) => zk.close().catch(() => {})));
-      await srv?.close();
-      await kdc?.destroy();
-    }, 60_000);
-
-    for (const name of ALL_ENCTYPES) {
-      const n = NUMBER[name];
-      it(`${name} (${n}) end to end: keys, TGT and service session keys of it only; the session is served`, async () => {
-        const who = `e${n}@${kdc.realm}`;
-        kdc.addPrincipal(who, { enctypes: [name], requiresPreauth: true });
-        const keytab = kdc.ktadd(who, `e${n}.keytab`, { enctypes: [name] });
-        kdc.kadmin(`setstr ${srv.principal} session_enctypes ${name}`);
-        try {
-          const zk = await connect(srv.connectString, { sasl: gssapi(who, keytab) });
-          const path = await zk.create(`${ROOT}/e${n}`, name, { acl: [{ perms: Perms.ALL, id: { scheme: "sasl", id: who } }] });
-          assert.equal(dec((await zk.getData(path)).data), name);
-          assert.ok((await zk.whoAmI()).some((i) => i.scheme === "sasl" && i.id === who));
-        } finally {
-          kdc.kadmin(`delstr ${srv.principal} session_enctypes`);
-        }
-        const tag = `${name}(${n})`;
-        const issued = kdcLog().filter((l) => l.includes("ISSUE") && l.includes(`${who} for `));
-        const as = issued.find((l) => l.includes("AS_REQ") && l.includes(`for krbtgt/${kdc.realm}@`));
-        const tgs = issued.find((l) => l.includes("TGS_REQ") && l.includes(`for ${srv.principal}`));
-        assert.ok(as?.includes(`rep=${tag}`) && as.includes(`ses=${tag}`), `AS: ${as}`);
-        assert.ok(tgs?.includes(`rep=${tag}`) && tgs.includes(`ses=${tag}`), `TGS: ${tgs}`);
-      }, 30_000);
-    }
-
-    it("a client principal the KDC does not know (deleted after its keytab was made): AUTHFAILED naming it", async () => {
-      const who = `gone@${kdc.realm}`;
-      kdc.addPrincipal(who, { requiresPreauth: true });
-      const keytab = kdc.ktadd(who, "gone.keytab");
-      kdc.kadmin(`delprinc -force ${who}`);
-      const e = await refused({ sasl: gssapi(who, keytab) }, "unknown client principal");
-      assert.equal(e.code, ErrorCode.AUTHFAILED);
-      assert.match(e.message, /gone@ZKTS\.TEST/);
-      assert.match(e.message, /KDC_ERR_C_PRINCIPAL_UNKNOWN/);
-    }, 30_000);
-
-    it("a client clock an hour off the KDC's (Clock.wallTime): AUTHFAILED with KRB_AP_ERR_SKEW and both times", async () => {
-      const who = `skew@${kdc.realm}`;
-      kdc.addPrincipal(who, { requiresPreauth: true });
-      const keytab = kdc.ktadd(who, "skew.keytab");
-      const hour = 3_600_000;
-      const clock = { now: () => performance.now(), setTimeout: (f: () => void, ms: number) => setTimeout(f, ms), clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>), wallTime: () => Date.now() - hour };
-      const e = await refused({ sasl: gssapi(who, keytab), clock }, "clock skew");
-      assert.equal(e.code, ErrorCode.AUTHFAILED);
-      assert.match(e.message, /KRB_AP_ERR_SKEW/);
-      const times = [...e.message.matchAll(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/g)].map((m) => Date.parse(`${m[0]}Z`));
-      assert.equal(times.length, 2, `both times in: ${e.message}`);
-      assert.ok(Math.abs(Math.abs(times[0]! - times[1]!) - hour) < 120_000, `an hour apart: ${e.message}`);
-    }, 30_000);
-
-    it("RC4 and DES keys are refused, naming the enctype (AUTHFAILED, before any KDC exchange)", async () => {
-      const who = `rc4@${kdc.realm}`;
-      kdc.addPrincipal(who, { enctypes: ["rc4-hmac"] });
-      const rc4 = kdc.keytabBytes(kdc.ktadd(who, "rc4.keytab", { enctypes: ["rc4-hmac"] }).slice(kdc.dir.length + 1));
-      const e = await refused({ sasl: gssapi(who, rc4) }, "RC4 keytab");
-      assert.equal(e.code, ErrorCode.AUTHFAILED);
-      assert.match(e.message, /rc4-hmac/);
-      // MIT 1.20 cannot make DES keys any more: the same keytab with its entry's enctype 23 patched to 3 (des-cbc-md5).
-      const des = rc4.slice();
-      let patched = 0;
-      for (let i = 0; i + 3 < des.length; i++) {
-        if (des[i] === 0 && des[i + 1] === 23 && des[i + 2] === 0 && des[i + 3] === 16) {
-          des[i + 1] = 3;
-          patched++;
-        }
-      }
-      assert.equal(patched, 1);
-      const d = await refused({ sasl: gssapi(who, des) }, "DES keytab");
-      assert.equal(d.code, ErrorCode.AUTHFAILED);
-      assert.match(d.message, /des-cbc-md5/);
-    }, 30_000);
-
-    it("past a 15 s ticket life: an expired ccache is refused (run kinit); the keytab client logs in afresh after a link cut", async () => {
-      const who = `short@${kdc.realm}`;
-      kdc.addPrincipal(who, { requiresPreauth: true, maxLife: "15 seconds" });
-      const keytab = kdc.ktadd(who, "short.keytab");
-      const proxy = await startFaultProxy("127.0.0.1", srv.server.clientPort);
+  for (const name of ALL_ENCTYPES) {
+    const n = NUMBER[name];
+    it(`${name} (${n}) end to end: keys, TGT and service session keys of it only; the session is served`, async () => {
+      const who = `e${n}@${realm.kdc.realm}`;
+      realm.kdc.addPrincipal(who, { enctypes: [name], requiresPreauth: true });
+      const keytab = realm.kdc.ktadd(who, `e${n}.keytab`, { enctypes: [name] });
+      realm.kdc.kadmin(`setstr ${realm.srv.principal} session_enctypes ${name}`);
       try {
-        const zk = await connect(proxy.connectString, { sasl: gssapi(who, keytab) });
-        const session = zk.sessionId;
-        const path = await zk.create(`${ROOT}/short`, "short-lived tickets", { acl: [{ perms: Perms.ALL, id: { scheme: "sasl", id: who } }] });
-        // The KDC's end time for this principal's tickets, issued after the client's: once it has passed, so have the client's.
-        const ccache = kdc.kinit(who, keytab, "short.cc");
-        const end = Math.max(...loadCcache(ccache).credentials.filter((c) => !c.server.components[0]?.startsWith("X-CACHECONF")).map((c) => c.endTime * 1000));
-        assert.ok(end - Date.now() < 16_000, `the ticket life is not short: ends ${new Date(end).toISOString()}`);
-        const logins = (): number => kdcLog().filter((l) => l.includes("AS_REQ") && l.includes("ISSUE") && l.includes(`${who} for krbtgt/`)).length;
-        const before = logins();
-        await until(`the tickets of ${who} to expire (${new Date(end).toISOString()})`, () => Date.now() > end + 1000, 30_000, 100);
-
-        const expired = await refused({ sasl: { mechanism: "GSSAPI", ccache: `FILE:${ccache}`, krb5Config: kdc.krb5Conf, serviceHost: "localhost" } }, "expired ccache");
-        assert.equal(expired.code, ErrorCode.AUTHFAILED);
-        assert.match(expired.message, /expired at \d{4}-\d\d-\d\dT[\d:.]+Z; run kinit/);
-
-        const down = nextState(zk, "disconnected");
-        const up = nextState(zk, "connected");
-        proxy.cut();
-        await down;
-        await up;
-        assert.equal(dec((await zk.getData(path)).data), "short-lived tickets");
-        assert.equal(zk.sessionId, session);
-        assert.ok(logins() > before, `no new AS exchange for ${who} after its tickets expired (${logins()} logins)`);
+        const zk = await connect(realm.srv.connectString, { sasl: gssapi(who, keytab) });
+        const path = await zk.create(`${ROOT}/e${n}`, name, { acl: [{ perms: Perms.ALL, id: { scheme: "sasl", id: who } }] });
+        assert.equal(dec((await zk.getData(path)).data), name);
+        assert.ok((await zk.whoAmI()).some((i) => i.scheme === "sasl" && i.id === who));
       } finally {
-        await proxy.close();
+        realm.kdc.kadmin(`delstr ${realm.srv.principal} session_enctypes`);
       }
-    }, 60_000);
-  });
-}
+      const tag = `${name}(${n})`;
+      const issued = kdcLog().filter((l) => l.includes("ISSUE") && l.includes(`${who} for `));
+      const as = issued.find((l) => l.includes("AS_REQ") && l.includes(`for krbtgt/${realm.kdc.realm}@`));
+      const tgs = issued.find((l) => l.includes("TGS_REQ") && l.includes(`for ${realm.srv.principal}`));
+      assert.ok(as?.includes(`rep=${tag}`) && as.includes(`ses=${tag}`), `AS: ${as}`);
+      assert.ok(tgs?.includes(`rep=${tag}`) && tgs.includes(`ses=${tag}`), `TGS: ${tgs}`);
+    }, 30_000);
+  }
+
+  it("a client principal the KDC does not know (deleted after its keytab was made): AUTHFAILED naming it", async () => {
+    const who = `gone@${realm.kdc.realm}`;
+    realm.kdc.addPrincipal(who, { requiresPreauth: true });
+    const keytab = realm.kdc.ktadd(who, "gone.keytab");
+    realm.kdc.kadmin(`delprinc -force ${who}`);
+    const e = await refused({ sasl: gssapi(who, keytab) }, "unknown client principal");
+    assert.equal(e.code, ErrorCode.AUTHFAILED);
+    assert.match(e.message, /gone@ZKTS\.TEST/);
+    assert.match(e.message, /KDC_ERR_C_PRINCIPAL_UNKNOWN/);
+  }, 30_000);
+
+  it("a client clock an hour off the KDC's (Clock.wallTime): AUTHFAILED with KRB_AP_ERR_SKEW and both times", async () => {
+    const who = `skew@${realm.kdc.realm}`;
+    realm.kdc.addPrincipal(who, { requiresPreauth: true });
+    const keytab = realm.kdc.ktadd(who, "skew.keytab");
+    const hour = 3_600_000;
+    const clock = { now: () => performance.now(), setTimeout: (f: () => void, ms: number) => setTimeout(f, ms), clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>), wallTime: () => Date.now() - hour };
+    const e = await refused({ sasl: gssapi(who, keytab), clock }, "clock skew");
+    assert.equal(e.code, ErrorCode.AUTHFAILED);
+    assert.match(e.message, /KRB_AP_ERR_SKEW/);
+    const times = [...e.message.matchAll(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/g)].map((m) => Date.parse(`${m[0]}Z`));
+    assert.equal(times.length, 2, `both times in: ${e.message}`);
+    assert.ok(Math.abs(Math.abs(times[0]! - times[1]!) - hour) < 120_000, `an hour apart: ${e.message}`);
+  }, 30_000);
+
+  it("RC4 and DES keys are refused, naming the enctype (AUTHFAILED, before any KDC exchange)", async () => {
+    const who = `rc4@${realm.kdc.realm}`;
+    realm.kdc.addPrincipal(who, { enctypes: ["rc4-hmac"] });
+    const rc4 = realm.kdc.keytabBytes(realm.kdc.ktadd(who, "rc4.keytab", { enctypes: ["rc4-hmac"] }).slice(realm.kdc.dir.length + 1));
+    const e = await refused({ sasl: gssapi(who, rc4) }, "RC4 keytab");
+    assert.equal(e.code, ErrorCode.AUTHFAILED);
+    assert.match(e.message, /rc4-hmac/);
+    // MIT 1.20 cannot make DES keys any more: the same keytab with its entry's enctype 23 patched to 3 (des-cbc-md5).
+    const des = rc4.slice();
+    let patched = 0;
+    for (let i = 0; i + 3 < des.length; i++) {
+      if (des[i] === 0 && des[i + 1] === 23 && des[i + 2] === 0 && des[i + 3] === 16) {
+        des[i + 1] = 3;
+        patched++;
+      }
+    }
+    assert.equal(patched, 1);
+    const d = await refused({ sasl: gssapi(who, des) }, "DES keytab");
+    assert.equal(d.code, ErrorCode.AUTHFAILED);
+    assert.match(d.message, /des-cbc-md5/);
+  }, 30_000);
+
+  it("past a 15 s ticket life: an expired ccache is refused (run kinit); the keytab client logs in afresh after a link cut", async () => {
+    const who = `short@${realm.kdc.realm}`;
+    realm.kdc.addPrincipal(who, { requiresPreauth: true, maxLife: "15 seconds" });
+    const keytab = realm.kdc.ktadd(who, "short.keytab");
+    const proxy = await startFaultProxy("127.0.0.1", realm.srv.server.clientPort);
+    try {
+      const zk = await connect(proxy.connectString, { sasl: gssapi(who, keytab) });
+      const session = zk.sessionId;
+      const path = await zk.create(`${ROOT}/short`, "short-lived tickets", { acl: [{ perms: Perms.ALL, id: { scheme: "sasl", id: who } }] });
+      // The KDC's end time for this principal's tickets, issued after the client's: once it has passed, so have the client's.
+      const ccache = realm.kdc.kinit(who, keytab, "short.cc");
+      const end = Math.max(...loadCcache(ccache).credentials.filter((c) => !c.server.components[0]?.startsWith("X-CACHECONF")).map((c) => c.endTime * 1000));
+      assert.ok(end - Date.now() < 16_000, `the ticket life is not short: ends ${new Date(end).toISOString()}`);
+      const logins = (): number => kdcLog().filter((l) => l.includes("AS_REQ") && l.includes("ISSUE") && l.includes(`${who} for krbtgt/`)).length;
+      const before = logins();
+      await until(`the tickets of ${who} to expire (${new Date(end).toISOString()})`, () => Date.now() > end + 1000, 30_000, 100);
+
+      const expired = await refused({ sasl: { mechanism: "GSSAPI", ccache: `FILE:${ccache}`, krb5Config: realm.kdc.krb5Conf, serviceHost: "localhost" } }, "expired ccache");
+      assert.equal(expired.code, ErrorCode.AUTHFAILED);
+      assert.match(expired.message, /expired at \d{4}-\d\d-\d\dT[\d:.]+Z; run kinit/);
+
+      proxy.cut();
+      await untilState(zk, "disconnected");
+      await untilState(zk, "connected");
+      assert.equal(dec((await zk.getData(path)).data), "short-lived tickets");
+      assert.equal(zk.sessionId, session);
+      assert.ok(logins() > before, `no new AS exchange for ${who} after its tickets expired (${logins()} logins)`);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+});

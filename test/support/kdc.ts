@@ -1,13 +1,19 @@
 // A real MIT KDC for the tests, in a temporary directory: kdb5_util create -s, kadmin.local addprinc /
 // ktadd, krb5kdc -n on free loopback ports. KRB5_CONFIG and KRB5_KDC_PROFILE point into the directory
 // for every tool run here (nothing in /etc is read or written). Debian packages: krb5-kdc,
-// krb5-admin-server (kdb5_util, kadmin.local), krb5-user (kinit, klist).
+// krb5-admin-server (kdb5_util, kadmin.local), krb5-user (kinit, klist). Below it, what the Kerberos test
+// files share: describeWithKdc (the guard for missing packages), refusal (a connect() that must fail) and
+// startRealm (a KDC, alice and bob, a Kerberized server).
+import assert from "node:assert/strict";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { ZooKeeperError, type ZooKeeper } from "../../src/index.ts";
+import { describe, it } from "./bdd.ts";
+import { startKerberosServer, type KerberosServer } from "./secure-server.ts";
 
 const TOOLS = ["krb5kdc", "kdb5_util", "kadmin.local", "kinit"];
 const SEARCH = ["/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/local/sbin", "/usr/local/bin"];
@@ -209,4 +215,92 @@ export async function startKdc(o: KdcOptions = {}): Promise<TestKdc> {
     throw e;
   }
   return kdc;
+}
+
+/**
+ * describe(title, body) where the MIT tools are installed. Where they are not, the suite is one test, "needs
+ * the MIT KDC packages", that fails under CI=true and elsewhere passes with a line on stderr tagged [tag].
+ */
+export function describeWithKdc(title: string, tag: string, body: () => void): void {
+  const missing = missingKdcTools();
+  if (missing.length === 0) {
+    describe(title, body);
+    return;
+  }
+  describe(title, () => {
+    it("needs the MIT KDC packages", () => {
+      if (process.env.CI === "true") assert.fail(`MIT Kerberos tools missing: ${missing.join(", ")}; install krb5-kdc krb5-admin-server krb5-user (scripts/install-deps.sh)`);
+      process.stderr.write(`[${tag}] skipped: ${missing.join(", ")} missing (install krb5-kdc krb5-admin-server krb5-user)\n`);
+    });
+  });
+}
+
+/** Prints a failure (its name, ZooKeeper code and message) on stderr tagged [tag], for the issue's table. */
+export function reportFailure(tag: string, what: string, e: unknown): void {
+  process.stderr.write(`[${tag}] ${what}: ${e instanceof Error ? `${e.name} ${(e as ZooKeeperError).code ?? ""}: ${e.message}` : String(e)}\n`);
+}
+
+/**
+ * A connect() that must be refused: a client that connects anyway is closed and the assertion fails; the
+ * error is reported (reportFailure) and returned, asserted to be a ZooKeeperError.
+ */
+export async function refusal(tag: string, connecting: Promise<ZooKeeper>, what: string): Promise<ZooKeeperError> {
+  const e = await connecting.then(
+    async (zk) => {
+      await zk.close();
+      return null;
+    },
+    (err: unknown) => err,
+  );
+  reportFailure(tag, what, e);
+  assert.ok(e instanceof ZooKeeperError, `expected a ZooKeeperError, got ${String(e)}`);
+  return e;
+}
+
+/** A realm (startKdc), alice and bob in it (pre-authentication required, a keytab each) and a Kerberized server. */
+export interface Realm {
+  readonly kdc: TestKdc;
+  /** startKerberosServer({ kdc }): zookeeper/localhost@REALM. */
+  readonly srv: KerberosServer;
+  /** alice@REALM */
+  readonly alice: string;
+  /** bob@REALM */
+  readonly bob: string;
+  /** The path of alice's keytab (alice.keytab in the realm's directory). */
+  readonly aliceKeytab: string;
+  /** The path of bob's keytab (bob.keytab). */
+  readonly bobKeytab: string;
+  /** Returns `zk`, to be closed by close(). */
+  track(zk: ZooKeeper): ZooKeeper;
+  /** Closes the tracked clients, then the server, then the KDC (and removes its directory). */
+  close(): Promise<void>;
+}
+
+export async function startRealm(): Promise<Realm> {
+  const kdc = await startKdc();
+  try {
+    const alice = `alice@${kdc.realm}`;
+    const bob = `bob@${kdc.realm}`;
+    kdc.addPrincipal(alice, { requiresPreauth: true });
+    kdc.addPrincipal(bob, { requiresPreauth: true });
+    const aliceKeytab = kdc.ktadd(alice, "alice.keytab");
+    const bobKeytab = kdc.ktadd(bob, "bob.keytab");
+    const srv = await startKerberosServer({ kdc });
+    const open: ZooKeeper[] = [];
+    return {
+      kdc, srv, alice, bob, aliceKeytab, bobKeytab,
+      track(zk) {
+        open.push(zk);
+        return zk;
+      },
+      async close() {
+        await Promise.all(open.map((zk) => zk.close().catch(() => {})));
+        await srv.close();
+        await kdc.destroy();
+      },
+    };
+  } catch (e) {
+    await kdc.destroy();
+    throw e;
+  }
 }
