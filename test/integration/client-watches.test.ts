@@ -1,10 +1,9 @@
 // Watches against a real server: one-shot watches fire exactly once with the right type and path;
 // persistent and recursive watches fire for every change; removeWatches stops them; the async
 // iterator; chroot in events; throwing watchers; re-registration after a reconnect (fault proxy).
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { sharedServer } from "../support/zk-server.ts";
-import { startFaultProxy } from "../support/fault-proxy.ts";
+import { SharedSessions } from "../support/shared-sessions.ts";
 import { itFrom } from "../support/zk-line.ts";
 import { AddWatchMode, CreateMode, EventType, KeeperState, WatcherType, ZooKeeper } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
@@ -13,21 +12,16 @@ import { type EventShape, recorder, rejectsWith, uniqueRoot, until } from "./cli
 const ev = (type: EventType, path: string): EventShape => ({ type, state: KeeperState.SyncConnected, path });
 
 describe("client watches (real server)", () => {
-  let connect: string;
+  const sessions = new SharedSessions();
+  sessions.hooks();
   let zk: ZooKeeper;
   let other: ZooKeeper;
   const root = uniqueRoot("watch");
 
   beforeAll(async () => {
-    connect = (await sharedServer()).connectString;
-    zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
-    other = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    zk = await sessions.client();
+    other = await sessions.client();
     await zk.create(root);
-  });
-
-  afterAll(async () => {
-    await zk?.close();
-    await other?.close();
   });
 
   // A sync through the watching client: every notification for earlier changes precedes its reply.
@@ -206,21 +200,17 @@ describe("client watches (real server)", () => {
   }, 60_000);
 
   itFrom("3.6", "strips the chroot from event paths", async () => {
-    const c = await ZooKeeper.connect(`${connect}${root}`, { sessionTimeout: 10_000 });
-    try {
-      await c.create("/cr");
-      const r = recorder();
-      const rc = recorder();
-      await c.getData("/cr", r.watcher);
-      await c.addWatch("/", AddWatchMode.PERSISTENT_RECURSIVE, rc.watcher);
-      await other.setData(`${root}/cr`, "x");
-      await c.sync("/");
-      await until("events", () => r.events.length === 1 && rc.events.length === 1);
-      assert.deepEqual(r.events, [ev(EventType.NodeDataChanged, "/cr")]);
-      assert.deepEqual(rc.events, [ev(EventType.NodeDataChanged, "/cr")]);
-    } finally {
-      await c.close();
-    }
+    const c = await sessions.client({ chroot: root });
+    await c.create("/cr");
+    const r = recorder();
+    const rc = recorder();
+    await c.getData("/cr", r.watcher);
+    await c.addWatch("/", AddWatchMode.PERSISTENT_RECURSIVE, rc.watcher);
+    await other.setData(`${root}/cr`, "x");
+    await c.sync("/");
+    await until("events", () => r.events.length === 1 && rc.events.length === 1);
+    assert.deepEqual(r.events, [ev(EventType.NodeDataChanged, "/cr")]);
+    assert.deepEqual(rc.events, [ev(EventType.NodeDataChanged, "/cr")]);
   }, 60_000);
 
   it("a watcher or state listener that throws does not break the client", async () => {
@@ -246,7 +236,7 @@ describe("client watches (real server)", () => {
   }, 60_000);
 
   it("close() gives every remaining watcher a Closed event", async () => {
-    const c = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    const c = await ZooKeeper.connect(sessions.connectString, { sessionTimeout: 10_000 });
     const r = recorder();
     await c.exists(`${root}/never`, r.watcher);
     await c.close();
@@ -255,89 +245,77 @@ describe("client watches (real server)", () => {
   }, 60_000);
 
   itFrom("3.6", "re-registers every kind of watch after a reconnect; changes made meanwhile still fire", async () => {
-    const [host, port] = connect.split(",")[0]!.split(":");
-    const proxy = await startFaultProxy(host!, Number(port));
-    const c = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 10_000 });
-    try {
-      const p = `${root}/re`;
-      await other.create(p);
-      await other.create(`${p}/gone`);
-      const data = recorder();
-      const exist = recorder();
-      const child = recorder();
-      const gone = recorder();
-      const pers = recorder();
-      const rec = recorder();
-      const quiet = recorder();
-      await c.getData(p, data.watcher);
-      await c.exists(`${p}/new`, exist.watcher);
-      await c.getChildren(p, child.watcher);
-      await c.getData(`${p}/gone`, gone.watcher);
-      await c.addWatch(p, AddWatchMode.PERSISTENT, pers.watcher);
-      await c.addWatch(p, AddWatchMode.PERSISTENT_RECURSIVE, rec.watcher);
-      await other.create(`${p}/quiet`);
-      await c.getData(`${p}/quiet`, quiet.watcher);
-      const states: string[] = [];
-      c.on("state", (s) => states.push(s));
-      proxy.refuse(true);
-      proxy.cut();
-      await until("disconnected", () => c.state === "disconnected");
-      await other.setData(p, "changed");
-      await other.create(`${p}/new`);
-      await other.delete(`${p}/gone`);
-      proxy.refuse(false);
-      await until("reconnected", () => c.state === "connected", 15_000);
-      await c.sync("/");
-      await until("catch-up events", () => data.events.length === 1 && exist.events.length === 1 && child.events.length === 1 && gone.events.length === 1);
-      assert.deepEqual(data.events, [ev(EventType.NodeDataChanged, p)]);
-      assert.deepEqual(exist.events, [ev(EventType.NodeCreated, `${p}/new`)]);
-      assert.deepEqual(child.events, [ev(EventType.NodeChildrenChanged, p)]);
-      assert.deepEqual(gone.events, [ev(EventType.NodeDeleted, `${p}/gone`)]);
-      assert.deepEqual(quiet.events, [], "an unchanged node's watch is re-registered silently");
-      // Persistent watches are re-registered silently; like the Java client's watch manager, the
-      // catch-up notifications for p (from the one-shot watches) also reach p's persistent watcher.
-      await other.setData(p, "again");
-      await other.setData(`${p}/quiet`, "q");
-      await c.sync("/");
-      await until("persistent events after reconnect", () => pers.events.length >= 3 && rec.events.some((e) => e.path === `${p}/quiet`));
-      // ZooKeeper orders a reconnect's catch-up events only before later changes, not among
-      // themselves (3.8 sends p's data change first, 3.9 its child change: ZOOKEEPER-4466).
-      assert.equal(pers.events.length, 3);
-      const byType = (a: EventShape, b: EventShape): number => a.type - b.type;
-      assert.deepEqual(pers.events.slice(0, 2).sort(byType), [ev(EventType.NodeDataChanged, p), ev(EventType.NodeChildrenChanged, p)].sort(byType));
-      assert.deepEqual(pers.events[2], ev(EventType.NodeDataChanged, p), "the change made after the reconnect comes last");
-      assert.deepEqual(quiet.events, [ev(EventType.NodeDataChanged, `${p}/quiet`)]);
-      assert.deepEqual(states, ["disconnected", "connected"]);
-    } finally {
-      await c.close();
-      await proxy.close();
-    }
+    const proxy = await sessions.proxy();
+    const c = await sessions.client({ connectString: proxy.connectString });
+    const p = `${root}/re`;
+    await other.create(p);
+    await other.create(`${p}/gone`);
+    const data = recorder();
+    const exist = recorder();
+    const child = recorder();
+    const gone = recorder();
+    const pers = recorder();
+    const rec = recorder();
+    const quiet = recorder();
+    await c.getData(p, data.watcher);
+    await c.exists(`${p}/new`, exist.watcher);
+    await c.getChildren(p, child.watcher);
+    await c.getData(`${p}/gone`, gone.watcher);
+    await c.addWatch(p, AddWatchMode.PERSISTENT, pers.watcher);
+    await c.addWatch(p, AddWatchMode.PERSISTENT_RECURSIVE, rec.watcher);
+    await other.create(`${p}/quiet`);
+    await c.getData(`${p}/quiet`, quiet.watcher);
+    const states: string[] = [];
+    c.on("state", (s) => states.push(s));
+    proxy.refuse(true);
+    proxy.cut();
+    await until("disconnected", () => c.state === "disconnected");
+    await other.setData(p, "changed");
+    await other.create(`${p}/new`);
+    await other.delete(`${p}/gone`);
+    proxy.refuse(false);
+    await until("reconnected", () => c.state === "connected", 15_000);
+    await c.sync("/");
+    await until("catch-up events", () => data.events.length === 1 && exist.events.length === 1 && child.events.length === 1 && gone.events.length === 1);
+    assert.deepEqual(data.events, [ev(EventType.NodeDataChanged, p)]);
+    assert.deepEqual(exist.events, [ev(EventType.NodeCreated, `${p}/new`)]);
+    assert.deepEqual(child.events, [ev(EventType.NodeChildrenChanged, p)]);
+    assert.deepEqual(gone.events, [ev(EventType.NodeDeleted, `${p}/gone`)]);
+    assert.deepEqual(quiet.events, [], "an unchanged node's watch is re-registered silently");
+    // Persistent watches are re-registered silently; like the Java client's watch manager, the
+    // catch-up notifications for p (from the one-shot watches) also reach p's persistent watcher.
+    await other.setData(p, "again");
+    await other.setData(`${p}/quiet`, "q");
+    await c.sync("/");
+    await until("persistent events after reconnect", () => pers.events.length >= 3 && rec.events.some((e) => e.path === `${p}/quiet`));
+    // ZooKeeper orders a reconnect's catch-up events only before later changes, not among
+    // themselves (3.8 sends p's data change first, 3.9 its child change: ZOOKEEPER-4466).
+    assert.equal(pers.events.length, 3);
+    const byType = (a: EventShape, b: EventShape): number => a.type - b.type;
+    assert.deepEqual(pers.events.slice(0, 2).sort(byType), [ev(EventType.NodeDataChanged, p), ev(EventType.NodeChildrenChanged, p)].sort(byType));
+    assert.deepEqual(pers.events[2], ev(EventType.NodeDataChanged, p), "the change made after the reconnect comes last");
+    assert.deepEqual(quiet.events, [ev(EventType.NodeDataChanged, `${p}/quiet`)]);
+    assert.deepEqual(states, ["disconnected", "connected"]);
   }, 60_000);
   it("re-registers more than 128 K chars of watches (several SetWatches batches) after a reconnect", async () => {
-    const [host, port] = connect.split(",")[0]!.split(":");
-    const proxy = await startFaultProxy(host!, Number(port));
-    const c = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 10_000 });
-    try {
-      const base = `${root}/many`;
-      await other.create(base);
-      const name = (i: number): string => `${base}/${String(i).padStart(5, "0")}-${"w".repeat(180)}`;
-      const n = 1500; // about 300 K path chars: three batches
-      await Promise.all(Array.from({ length: n }, (_, i) => other.create(name(i))));
-      const fired = new Set<string>();
-      await Promise.all(Array.from({ length: n }, (_, i) => c.getData(name(i), (e) => fired.add(e.path!))));
-      proxy.refuse(true);
-      proxy.cut();
-      await until("disconnected", () => c.state === "disconnected");
-      await Promise.all(Array.from({ length: n }, (_, i) => (i % 2 === 0 ? other.setData(name(i), "x") : Promise.resolve())));
-      proxy.refuse(false);
-      await until("reconnected", () => c.state === "connected", 15_000);
-      await until("catch-up events for every changed node", () => fired.size === n / 2, 15_000);
-      // the unchanged half was re-registered: changing them now fires too
-      await Promise.all(Array.from({ length: n }, (_, i) => (i % 2 === 1 ? other.setData(name(i), "y") : Promise.resolve())));
-      await until("events for the other half", () => fired.size === n, 15_000);
-    } finally {
-      await c.close();
-      await proxy.close();
-    }
+    const proxy = await sessions.proxy();
+    const c = await sessions.client({ connectString: proxy.connectString });
+    const base = `${root}/many`;
+    await other.create(base);
+    const name = (i: number): string => `${base}/${String(i).padStart(5, "0")}-${"w".repeat(180)}`;
+    const n = 1500; // about 300 K path chars: three batches
+    await Promise.all(Array.from({ length: n }, (_, i) => other.create(name(i))));
+    const fired = new Set<string>();
+    await Promise.all(Array.from({ length: n }, (_, i) => c.getData(name(i), (e) => fired.add(e.path!))));
+    proxy.refuse(true);
+    proxy.cut();
+    await until("disconnected", () => c.state === "disconnected");
+    await Promise.all(Array.from({ length: n }, (_, i) => (i % 2 === 0 ? other.setData(name(i), "x") : Promise.resolve())));
+    proxy.refuse(false);
+    await until("reconnected", () => c.state === "connected", 15_000);
+    await until("catch-up events for every changed node", () => fired.size === n / 2, 15_000);
+    // the unchanged half was re-registered: changing them now fires too
+    await Promise.all(Array.from({ length: n }, (_, i) => (i % 2 === 1 ? other.setData(name(i), "y") : Promise.resolve())));
+    await until("events for the other half", () => fired.size === n, 15_000);
   }, 60_000);
 });
