@@ -1,45 +1,34 @@
 // Session behaviour against a real server, with a fault proxy between client and server: resume by
 // id and password, server-declared expiry, a real expiry after a frozen link, the read timeout, pings,
 // in-flight and queued requests around a drop, close() semantics, and a prompt process exit.
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it, beforeAll } from "../support/bdd.ts";
 import { itFrom } from "../support/zk-line.ts";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { sharedServer } from "../support/zk-server.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
+import { SharedSessions, type SessionOptions } from "../support/shared-sessions.ts";
+import type { FaultProxy } from "../support/fault-proxy.ts";
 import { CreateMode, EventType, KeeperState, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
 import { hold, recorder, rejectsWith, uniqueRoot, until } from "./client-util.ts";
 
 describe("client sessions (real server)", () => {
-  let connect: string;
+  const sessions = new SharedSessions();
+  sessions.hooks();
   let other: ZooKeeper;
   const root = uniqueRoot("sess");
-  const proxies: FaultProxy[] = [];
-  const clients: ZooKeeper[] = [];
 
-  const viaProxy = async (opts: Parameters<typeof ZooKeeper.connect>[1] = {}): Promise<{ zk: ZooKeeper; proxy: FaultProxy; states: string[] }> => {
-    const [host, port] = connect.split(":");
-    const proxy = await startFaultProxy(host!, Number(port));
-    proxies.push(proxy);
-    const zk = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 4000, ...opts });
-    clients.push(zk);
+  const viaProxy = async (opts: SessionOptions = {}): Promise<{ zk: ZooKeeper; proxy: FaultProxy; states: string[] }> => {
+    const proxy = await sessions.proxy();
+    const zk = await sessions.client({ connectString: proxy.connectString, sessionTimeout: 4000, ...opts });
     const states: string[] = [];
     zk.on("state", (s) => states.push(s));
     return { zk, proxy, states };
   };
 
   beforeAll(async () => {
-    connect = (await sharedServer()).connectString;
-    other = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    other = await sessions.client();
     await other.create(root);
-  });
-
-  afterAll(async () => {
-    for (const c of clients) await c.close().catch(() => {});
-    for (const p of proxies) await p.close();
-    await other?.close();
   });
 
   itFrom("3.6", "resumes a session by id and password from a second instance; the first then learns 'expired'", async () => {
@@ -51,7 +40,7 @@ describe("client sessions (real server)", () => {
     proxy.cut();
     await until("a disconnected", () => a.state === "disconnected");
     const pending = a.getData(eph).then(() => "resolved", (e: ZooKeeperError) => e.codeName); // queued while disconnected
-    const b = await ZooKeeper.connect(connect, { sessionId: a.sessionId, sessionPassword: a.sessionPassword, sessionTimeout: 10_000 });
+    const b = await ZooKeeper.connect(sessions.connectString, { sessionId: a.sessionId, sessionPassword: a.sessionPassword, sessionTimeout: 10_000 });
     try {
       assert.equal(b.sessionId, a.sessionId);
       assert.deepEqual(await b.getEphemerals(root), [eph], "the resumed session owns the ephemeral node");
@@ -70,12 +59,11 @@ describe("client sessions (real server)", () => {
   }, 60_000);
 
   it("rejects SESSIONEXPIRED when resuming with a wrong password", async () => {
-    const a = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
-    clients.push(a);
+    const a = await sessions.client();
     const states: string[] = [];
     a.on("state", (s) => states.push(s));
     const t0 = Date.now();
-    await rejectsWith(ZooKeeper.connect(connect, { sessionId: a.sessionId, sessionPassword: new Uint8Array(16), connectTimeout: 5000 }), "SESSIONEXPIRED");
+    await rejectsWith(ZooKeeper.connect(sessions.connectString, { sessionId: a.sessionId, sessionPassword: new Uint8Array(16), connectTimeout: 5000 }), "SESSIONEXPIRED");
     assert.ok(Date.now() - t0 < 2000);
     // Measured on 3.8.0: the server closes the session's current connection (CLIENT_RECONNECT) before it
     // checks the password, so the real owner is disconnected too; it reconnects within its session.
@@ -197,7 +185,7 @@ describe("client sessions (real server)", () => {
   }, 60_000);
 
   it("close() ends the session at once; later calls reject SESSIONEXPIRED saying the client is closed", async () => {
-    const zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    const zk = await ZooKeeper.connect(sessions.connectString, { sessionTimeout: 10_000 });
     const eph = await zk.create(`${root}/closing`, null, { mode: CreateMode.EPHEMERAL });
     const states: string[] = [];
     zk.on("state", (s) => states.push(s));
@@ -216,9 +204,7 @@ describe("client sessions (real server)", () => {
   }, 60_000);
 
   it("connect() rejects CONNECTIONLOSS after connectTimeout when no server answers", async () => {
-    const [host, port] = connect.split(":");
-    const proxy = await startFaultProxy(host!, Number(port));
-    proxies.push(proxy);
+    const proxy = await sessions.proxy();
     proxy.refuse(true);
     const t0 = Date.now();
     const e = await rejectsWith(ZooKeeper.connect(proxy.connectString, { connectTimeout: 1500 }), "CONNECTIONLOSS");
@@ -231,7 +217,7 @@ describe("client sessions (real server)", () => {
     const script = fileURLToPath(new URL("./client-exit-child.ts", (import.meta as { url: string }).url));
     const g = globalThis as { Bun?: unknown; Deno?: unknown };
     const args = g.Deno ? ["run", "-A", script] : g.Bun ? [script] : ["--import", "tsx", script];
-    const child = spawn(process.execPath, [...args, connect, `${root}/child`], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...args, sessions.connectString, `${root}/child`], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     let closedAt = 0;
