@@ -2,13 +2,12 @@
 // unresolvable hosts named at the connect timeout; a closed client's calls SESSIONEXPIRED, tried once by
 // withRetry; a URL as connect string; NOAUTH naming the session's identities (never a secret); a refused
 // addAuthInfo saying the client is finished; WatchedEvent's typeName/stateName beside the numbers.
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it, beforeAll } from "../support/bdd.ts";
 import { itFrom } from "../support/zk-line.ts";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { inspect } from "node:util";
-import { sharedServer } from "../support/zk-server.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
+import { SharedSessions, type SessionOptions } from "../support/shared-sessions.ts";
 import { AddWatchMode, EventType, KeeperState, Perms, WatcherType, ZooKeeper, ZooKeeperError, digestId, withRetry } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
 import { rejectsWith, uniqueRoot, until } from "./client-util.ts";
@@ -25,27 +24,15 @@ async function closedPort(): Promise<number> {
 const CLOSED = "the client is closed (close() was called); connect a new client";
 
 describe("failures that are fast and named (real server)", () => {
-  let connect: string;
+  const sessions = new SharedSessions();
+  sessions.hooks();
+  const client = (options?: SessionOptions): Promise<ZooKeeper> => sessions.client(options);
   let admin: ZooKeeper;
   const root = uniqueRoot("err");
-  const proxies: FaultProxy[] = [];
-  const clients: ZooKeeper[] = [];
-  const client = async (cs: string = connect, opts: Parameters<typeof ZooKeeper.connect>[1] = {}): Promise<ZooKeeper> => {
-    const zk = await ZooKeeper.connect(cs, { sessionTimeout: 10_000, ...opts });
-    clients.push(zk);
-    return zk;
-  };
 
   beforeAll(async () => {
-    connect = (await sharedServer()).connectString;
-    admin = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    admin = await client();
     await admin.create(root);
-  });
-
-  afterAll(async () => {
-    for (const c of clients) await c.close().catch(() => {});
-    for (const p of proxies) await p.close();
-    await admin?.close();
   });
 
   // --- connect ---
@@ -68,9 +55,7 @@ describe("failures that are fast and named (real server)", () => {
   }, 30_000);
 
   it("a host that accepts but never answers is not called refused: the last error is named instead", async () => {
-    const [host, port] = connect.split(",")[0]!.split("/")[0]!.split(":");
-    const proxy = await startFaultProxy(host!, Number(port));
-    proxies.push(proxy);
+    const proxy = await sessions.proxy();
     proxy.blackhole(true);
     const e = await rejectsWith(ZooKeeper.connect(proxy.connectString, { connectTimeout: 1500 }), "CONNECTIONLOSS");
     assert.match(e.message, /^CONNECTIONLOSS: no session established within 1500 ms(; last error: .+)?$/);
@@ -109,10 +94,8 @@ describe("failures that are fast and named (real server)", () => {
   }, 30_000);
 
   it("a call queued while disconnected when close() comes rejects SESSIONEXPIRED, tried once by withRetry", async () => {
-    const [host, port] = connect.split(",")[0]!.split("/")[0]!.split(":");
-    const proxy = await startFaultProxy(host!, Number(port));
-    proxies.push(proxy);
-    const zk = await client(proxy.connectString, { sessionTimeout: 10_000 });
+    const proxy = await sessions.proxy();
+    const zk = await client({ connectString: proxy.connectString });
     proxy.refuse(true);
     proxy.cut();
     await until("disconnected", () => zk.state === "disconnected");
@@ -143,7 +126,7 @@ describe("failures that are fast and named (real server)", () => {
     const g = await rejectsWith(guest.getData(p), "NOAUTH");
     assert.equal(g.message, `NOAUTH (getData ${p}): not authorized; this session authenticated as: no one (world:anyone)`);
 
-    const wrong = await client(connect, { auth: [{ scheme: "digest", auth: "alice:wrong-pw" }] });
+    const wrong = await client({ auth: [{ scheme: "digest", auth: "alice:wrong-pw" }] });
     const w = await rejectsWith(wrong.setData(p, "x"), "NOAUTH");
     assert.equal(w.message, `NOAUTH (setData ${p}): not authorized; this session authenticated as: digest user "alice" (a wrong digest password is not refused: it gives an identity no ACL names)`);
     await wrong.addAuthInfo("digest", new TextEncoder().encode("bob:bob-pw"));
@@ -151,7 +134,7 @@ describe("failures that are fast and named (real server)", () => {
     assert.equal(two.message, `NOAUTH (getData ${p}): not authorized; this session authenticated as: digest user "alice", digest user "bob" (a wrong digest password is not refused: it gives an identity no ACL names)`);
     assert.doesNotMatch(two.message, /pw/);
 
-    const right = await client(connect, { auth: [{ scheme: "digest", auth: "alice:right-pw" }] });
+    const right = await client({ auth: [{ scheme: "digest", auth: "alice:right-pw" }] });
     assert.equal(new TextDecoder().decode((await right.getData(p)).data!), "s");
   }, 30_000);
 
