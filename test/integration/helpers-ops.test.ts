@@ -2,12 +2,12 @@
 // deleteRecursive (many multi batches under a small maxBufferSize, nodes appearing meanwhile, NONODE
 // only for a root that never existed), withRetry across real connection cuts (a fault proxy), and
 // { signal } (rejects with the reason; nothing sent when aborted early; no watcher left behind).
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ErrorCode, ZooKeeper, ZooKeeperError, withRetry, type SessionState } from "../../src/index.ts";
 import { OpCode } from "../../src/protocol/constants.ts";
-import { sharedServer } from "../support/zk-server.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
+import { SharedSessions } from "../support/shared-sessions.ts";
+import type { FaultProxy } from "../support/fault-proxy.ts";
 import { rejectsWith, uniqueRoot } from "./client-util.ts";
 
 const dec = (b: Uint8Array | null): string => new TextDecoder().decode(b ?? new Uint8Array(0));
@@ -22,66 +22,50 @@ function nextState(zk: ZooKeeper, wanted: SessionState): Promise<void> {
 }
 
 describe("client helpers (real server, fault proxy)", () => {
-  let connect: string;
+  const sessions = new SharedSessions();
   let zk: ZooKeeper;
   let proxy: FaultProxy;
   let viaProxy: ZooKeeper;
   const root = uniqueRoot("helpers");
+  sessions.hooks(() => zk?.deleteRecursive(root).catch(() => {}));
 
   beforeAll(async () => {
-    connect = (await sharedServer()).connectString;
-    zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    zk = await sessions.client();
     await zk.create(root);
-    const [host, port] = connect.split(",")[0].split("/")[0].split(":");
-    proxy = await startFaultProxy(host!, Number(port));
-    viaProxy = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 10_000 });
-  });
-
-  afterAll(async () => {
-    await viaProxy?.close();
-    await proxy?.close();
-    await zk?.deleteRecursive(root).catch(() => {});
-    await zk?.close();
+    proxy = await sessions.proxy();
+    viaProxy = await sessions.client({ connectString: proxy.connectString });
   });
 
   it("create with createParents makes the missing ancestors; concurrent creators race safely", async () => {
     const base = `${root}/cp/x/y`;
     assert.equal(await zk.create(`${base}/leaf`, "v", { createParents: true }), `${base}/leaf`);
     assert.equal(dec((await zk.getData(`${base}/leaf`)).data), "v");
-    const others = await Promise.all([0, 1, 2].map(() => ZooKeeper.connect(connect, { sessionTimeout: 10_000 })));
-    try {
-      const paths = others.flatMap((c, i) => [0, 1, 2].map((j) => c.create(`${root}/race/a/b/n${i}-${j}`, null, { createParents: true })));
-      assert.equal((await Promise.all(paths)).length, 9);
-      assert.equal((await zk.getChildren(`${root}/race/a/b`)).length, 9);
-    } finally {
-      await Promise.all(others.map((c) => c.close()));
-    }
+    const others = await Promise.all([0, 1, 2].map(() => sessions.client()));
+    const paths = others.flatMap((c, i) => [0, 1, 2].map((j) => c.create(`${root}/race/a/b/n${i}-${j}`, null, { createParents: true })));
+    assert.equal((await Promise.all(paths)).length, 9);
+    assert.equal((await zk.getChildren(`${root}/race/a/b`)).length, 9);
     await rejectsWith(zk.create(`${root}/cp/x/y/leaf`, "again", { createParents: true }), "NODEEXISTS");
     await rejectsWith(zk.create(`${root}/plain/missing/leaf`), "NONODE"); // without the option nothing changes
   }, 60_000);
 
   it("deleteRecursive removes a tree in several bounded multi batches; NONODE only for a root that never was", async () => {
-    const small = await ZooKeeper.connect(connect, { sessionTimeout: 10_000, maxBufferSize: 4096 });
-    try {
-      const t = `${root}/tree`;
-      await zk.create(t);
-      const made: Promise<string>[] = [];
-      for (let i = 0; i < 20; i++) for (let j = 0; j < 10; j++) made.push(zk.create(`${t}/branch-${i}/leaf-${j}`, null, { createParents: true }));
-      await Promise.all(made);
-      // 221 delete ops of ~60 bytes: one multi would be ~13 KB, three times the 4 KB limit.
-      await small.deleteRecursive(t);
-      assert.equal(await zk.exists(t), null);
-      await rejectsWith(small.deleteRecursive(`${root}/never`), "NONODE");
-      await rejectsWith(small.deleteRecursive("/"), "BADARGUMENTS");
-    } finally {
-      await small.close();
-    }
+    const small = await sessions.client({ maxBufferSize: 4096 });
+    const t = `${root}/tree`;
+    await zk.create(t);
+    const made: Promise<string>[] = [];
+    for (let i = 0; i < 20; i++) for (let j = 0; j < 10; j++) made.push(zk.create(`${t}/branch-${i}/leaf-${j}`, null, { createParents: true }));
+    await Promise.all(made);
+    // 221 delete ops of ~60 bytes: one multi would be ~13 KB, three times the 4 KB limit.
+    await small.deleteRecursive(t);
+    assert.equal(await zk.exists(t), null);
+    await rejectsWith(small.deleteRecursive(`${root}/never`), "NONODE");
+    await rejectsWith(small.deleteRecursive("/"), "BADARGUMENTS");
   }, 60_000);
 
   it("deleteRecursive tolerates nodes created and deleted while it runs", async () => {
     const t = `${root}/busy`;
     for (let i = 0; i < 30; i++) await zk.create(`${t}/d${i % 5}/n${i}`, null, { createParents: true });
-    const other = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    const other = await sessions.client();
     let churn = true;
     const churner = (async () => {
       // Adds and removes nodes inside the tree until the deletion is over (failures once it is gone are expected).
@@ -95,7 +79,6 @@ describe("client helpers (real server, fault proxy)", () => {
     } finally {
       churn = false;
       await churner;
-      await other.close();
     }
     assert.equal(await zk.exists(t), null);
   }, 60_000);
