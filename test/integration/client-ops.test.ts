@@ -1,11 +1,11 @@
 // Every operation of the public API (the ZooKeeper class) against a real 3.8.0 server: results, documented errors, create modes,
 // TTL/container reaping, data sizes, unicode paths, chroot, multi, pipelining, and "nothing sent" for
 // invalid arguments (measured with a fault proxy's byte counter).
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it, beforeAll } from "../support/bdd.ts";
 import { itFrom } from "../support/zk-line.ts";
 import assert from "node:assert/strict";
-import { sharedServer } from "../support/zk-server.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
+import { SharedSessions } from "../support/shared-sessions.ts";
+import type { FaultProxy } from "../support/fault-proxy.ts";
 import { CreateMode, Ids, Op, Perms, ZooKeeper, ZooKeeperError, digestId } from "../../src/index.ts";
 import { rejectsWith, uniqueRoot, until } from "./client-util.ts";
 import { never } from "../support/wait.ts";
@@ -13,18 +13,14 @@ import { never } from "../support/wait.ts";
 const text = new TextDecoder();
 
 describe("client operations (real server)", () => {
-  let connect: string;
+  const sessions = new SharedSessions();
+  sessions.hooks();
   let zk: ZooKeeper;
   const root = uniqueRoot("ops");
 
   beforeAll(async () => {
-    connect = (await sharedServer()).connectString;
-    zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    zk = await sessions.client();
     await zk.create(root);
-  });
-
-  afterAll(async () => {
-    await zk?.close();
   });
 
   it("creates, reads, updates and deletes a node with matching stats", async () => {
@@ -210,36 +206,27 @@ describe("client operations (real server)", () => {
   }, 60_000);
 
   itFrom("3.6", "uses the chroot for requests and strips it from results", async () => {
-    const chrootZk = await ZooKeeper.connect(`${connect}${root}`, { sessionTimeout: 10_000 });
-    try {
-      assert.equal(await chrootZk.create("/inside", "c"), "/inside");
-      assert.equal(text.decode((await zk.getData(`${root}/inside`)).data!), "c");
-      const s = await chrootZk.create("/seq-", null, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
-      assert.match(s, /^\/seq-\d{10}$/);
-      assert.deepEqual(await chrootZk.getEphemerals(), [s]);
-      const m = await chrootZk.multi([Op.create("/m1"), Op.create("/m2-", null, { mode: CreateMode.PERSISTENT_SEQUENTIAL })]);
-      assert.equal((m[0] as { path: string }).path, "/m1");
-      assert.match((m[1] as { path: string }).path, /^\/m2-\d{10}$/);
-      assert.ok((await chrootZk.getChildren("/")).includes("inside"));
-      assert.ok(await chrootZk.exists("/"));
-      await chrootZk.delete("/inside");
-      assert.equal(await zk.exists(`${root}/inside`), null);
-    } finally {
-      await chrootZk.close();
-    }
+    const chrootZk = await sessions.client({ chroot: root });
+    assert.equal(await chrootZk.create("/inside", "c"), "/inside");
+    assert.equal(text.decode((await zk.getData(`${root}/inside`)).data!), "c");
+    const s = await chrootZk.create("/seq-", null, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+    assert.match(s, /^\/seq-\d{10}$/);
+    assert.deepEqual(await chrootZk.getEphemerals(), [s]);
+    const m = await chrootZk.multi([Op.create("/m1"), Op.create("/m2-", null, { mode: CreateMode.PERSISTENT_SEQUENTIAL })]);
+    assert.equal((m[0] as { path: string }).path, "/m1");
+    assert.match((m[1] as { path: string }).path, /^\/m2-\d{10}$/);
+    assert.ok((await chrootZk.getChildren("/")).includes("inside"));
+    assert.ok(await chrootZk.exists("/"));
+    await chrootZk.delete("/inside");
+    assert.equal(await zk.exists(`${root}/inside`), null);
   }, 60_000);
 
   describe("invalid arguments", () => {
     let proxy: FaultProxy;
     let viaProxy: ZooKeeper;
     beforeAll(async () => {
-      const [host, port] = connect.split(",")[0]!.split(":");
-      proxy = await startFaultProxy(host!, Number(port));
-      viaProxy = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 30_000 });
-    });
-    afterAll(async () => {
-      await viaProxy?.close();
-      await proxy?.close();
+      proxy = await sessions.proxy();
+      viaProxy = await sessions.client({ connectString: proxy.connectString, sessionTimeout: 30_000 });
     });
 
     it("rejects BADARGUMENTS with nothing sent", async () => {
