@@ -2,13 +2,13 @@
 // in zk.serverFeatures; on 3.4, ops the server lacks refused locally between pipelined requests
 // (nothing sent, link and session kept); removal of persistent watches checked on the server with
 // the 4lw `wchc`; the zxid on 3.9 events; multiRead; updateServerList moving off a dropped host.
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import console from "node:console";
 import { AddWatchMode, CreateMode, ErrorCode, Op, ReadOp, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import type { Watcher } from "../../src/index.ts";
-import { startFaultProxy } from "../support/fault-proxy.ts";
-import { fourLetterWord, sharedServer } from "../support/zk-server.ts";
+import { SharedSessions } from "../support/shared-sessions.ts";
+import { fourLetterWord } from "../support/zk-server.ts";
 import { itFrom, serverAtLeast, serverLine } from "../support/zk-line.ts";
 import { recorder, uniqueRoot, until } from "./client-util.ts";
 
@@ -26,26 +26,21 @@ const itBefore = (max: string, name: string, fn: () => Promise<void>, t: number)
 const GENERATION: Record<string, string> = { "3.4": "3.4", "3.8": "3.5-3.8", "3.9.3": "3.9+", "3.9": "3.9+" };
 
 describe(`client on ZooKeeper ${version} (line ${line})`, () => {
-  let connect: string;
+  const sessions = new SharedSessions();
+  sessions.hooks();
   let zk: ZooKeeper;
   let other: ZooKeeper;
   const root = uniqueRoot("lines");
 
   beforeAll(async () => {
-    connect = (await sharedServer()).connectString;
-    zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
-    other = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    zk = await sessions.client();
+    other = await sessions.client();
     await zk.create(root);
-  });
-
-  afterAll(async () => {
-    await zk?.close();
-    await other?.close();
   });
 
   /** The paths the server watches for `c`'s session, from `wchc`. */
   async function serverWatches(c: ZooKeeper): Promise<string[]> {
-    const [host, port] = connect.split(",")[0]!.split(":");
+    const [host, port] = sessions.connectString.split(",")[0]!.split(":");
     const text = await fourLetterWord(host!, Number(port), "wchc");
     const id = `0x${c.sessionId.toString(16)}`;
     const block = text.split(/\n(?=0x)/).find((b) => b.trim().split(/\s/)[0] === id);
@@ -114,32 +109,28 @@ describe(`client on ZooKeeper ${version} (line ${line})`, () => {
   }, 60_000);
 
   itFrom("3.6", "removing persistent and recursive watches leaves none on the server (wchc)", async () => {
-    const c = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
-    try {
-      const p = `${root}/wchc`;
-      await c.create(p);
-      const a: Watcher = () => {};
-      const b: Watcher = () => {};
-      await c.addWatch(p, AddWatchMode.PERSISTENT_RECURSIVE, a);
-      assert.deepEqual(await serverWatches(c), [p]);
-      await c.removeWatches(p, a, WatcherType.PersistentRecursive);
-      assert.deepEqual(await serverWatches(c), [], "recursive watch removed on the server");
-      await c.addWatch(p, AddWatchMode.PERSISTENT, b);
-      assert.deepEqual(await serverWatches(c), [p]);
-      await c.removeAllWatches(p, WatcherType.Any);
-      assert.deepEqual(await serverWatches(c), [], "persistent watch removed on the server");
-      const ac = new AbortController();
-      const loop = (async () => {
-        for await (const _ of c.watch(p, { recursive: true, signal: ac.signal }));
-      })();
-      await until("the iterator's watch on the server", async () => (await serverWatches(c)).length === 1);
-      ac.abort();
-      await loop;
-      await until("no watch left after the iterator ends", async () => (await serverWatches(c)).length === 0);
-      console.log(`[lines] ZooKeeper ${version}: wchc after removing recursive, persistent and iterator watches: none left`);
-    } finally {
-      await c.close();
-    }
+    const c = await sessions.client();
+    const p = `${root}/wchc`;
+    await c.create(p);
+    const a: Watcher = () => {};
+    const b: Watcher = () => {};
+    await c.addWatch(p, AddWatchMode.PERSISTENT_RECURSIVE, a);
+    assert.deepEqual(await serverWatches(c), [p]);
+    await c.removeWatches(p, a, WatcherType.PersistentRecursive);
+    assert.deepEqual(await serverWatches(c), [], "recursive watch removed on the server");
+    await c.addWatch(p, AddWatchMode.PERSISTENT, b);
+    assert.deepEqual(await serverWatches(c), [p]);
+    await c.removeAllWatches(p, WatcherType.Any);
+    assert.deepEqual(await serverWatches(c), [], "persistent watch removed on the server");
+    const ac = new AbortController();
+    const loop = (async () => {
+      for await (const _ of c.watch(p, { recursive: true, signal: ac.signal }));
+    })();
+    await until("the iterator's watch on the server", async () => (await serverWatches(c)).length === 1);
+    ac.abort();
+    await loop;
+    await until("no watch left after the iterator ends", async () => (await serverWatches(c)).length === 0);
+    console.log(`[lines] ZooKeeper ${version}: wchc after removing recursive, persistent and iterator watches: none left`);
   }, 60_000);
 
   itFrom("3.6", "multiRead reads several nodes in one request; a failed read fails alone", async () => {
@@ -154,21 +145,16 @@ describe(`client on ZooKeeper ${version} (line ${line})`, () => {
   }, 30_000);
 
   it("updateServerList moves the client off a host that left the list, keeping its session", async () => {
-    const [host, port] = connect.split(",")[0]!.split(":");
-    const proxy = await startFaultProxy(host!, Number(port));
-    const c = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 10_000 });
-    try {
-      const id = c.sessionId;
-      assert.equal(c.remoteAddress, proxy.connectString);
-      proxy.refuse(true); // the old host is gone for good
-      c.updateServerList(connect);
-      await until("reconnected to the new host", () => c.state === "connected" && c.remoteAddress === connect.split(",")[0]);
-      assert.equal(c.sessionId, id);
-      await c.create(`${root}/moved`, null, { mode: CreateMode.EPHEMERAL });
-      assert.ok(await other.exists(`${root}/moved`));
-    } finally {
-      await c.close();
-      await proxy.close();
-    }
+    const connect = sessions.connectString;
+    const proxy = await sessions.proxy();
+    const c = await sessions.client({ connectString: proxy.connectString });
+    const id = c.sessionId;
+    assert.equal(c.remoteAddress, proxy.connectString);
+    proxy.refuse(true); // the old host is gone for good
+    c.updateServerList(connect);
+    await until("reconnected to the new host", () => c.state === "connected" && c.remoteAddress === connect.split(",")[0]);
+    assert.equal(c.sessionId, id);
+    await c.create(`${root}/moved`, null, { mode: CreateMode.EPHEMERAL });
+    assert.ok(await other.exists(`${root}/moved`));
   }, 30_000);
 });
