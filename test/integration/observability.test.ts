@@ -1,7 +1,7 @@
 // Traces and metrics (docs/observability.md): the client's diagnostics channels against a real server, and the
 // OpenTelemetry bridge (zookeeper-ts/otel) with the real OpenTelemetry SDK (in-memory span exporter, a metric
 // reader, the AsyncLocalStorage context manager).
-import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
+import { describe, it, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as dc from "node:diagnostics_channel";
@@ -9,7 +9,7 @@ import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { AggregationTemporality, MeterProvider, MetricReader, type HistogramMetricData } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { sharedServer } from "../support/zk-server.ts";
+import { SharedSessions } from "../support/shared-sessions.ts";
 import { LeaderElection, Lock, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { built, type ConnectContext, type RequestContext, type SessionMessage, type WatchMessage } from "../../src/client/diagnostics.ts";
 import { instrument } from "../../src/otel/index.ts";
@@ -40,18 +40,14 @@ class TestReader extends MetricReader {
 }
 
 describe("observability: diagnostics channels and the OpenTelemetry bridge (real server)", () => {
-  let connect: string;
+  const sessions = new SharedSessions();
+  sessions.hooks();
   let zk: ZooKeeper;
   const root = uniqueRoot("otel");
 
   beforeAll(async () => {
-    connect = (await sharedServer()).connectString;
-    zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+    zk = await sessions.client();
     await zk.create(root, "r");
-  });
-
-  afterAll(async () => {
-    await zk?.close();
   });
 
   it("nothing is built or published per call while nobody subscribes", async () => {
@@ -114,7 +110,7 @@ describe("observability: diagnostics channels and the OpenTelemetry bridge (real
     dc.subscribe("zookeeper-ts:watch", onWatch);
     let c: ZooKeeper | undefined;
     try {
-      c = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
+      c = await ZooKeeper.connect(sessions.connectString, { sessionTimeout: 10_000 });
       const sessionId = c.sessionId.toString(16).padStart(16, "0");
       await c.getData(root, () => {});
       await zk.setData(root, "changed");
@@ -125,7 +121,7 @@ describe("observability: diagnostics channels and the OpenTelemetry bridge (real
       assert.deepEqual(watches.filter((w) => w.sessionId === sessionId), [{ sessionId, type: "NodeDataChanged", path: root }]);
       const attempt = conn.events.filter(([, x]) => x.sessionId === sessionId);
       assert.deepEqual(attempt.map(([k]) => k), ["start", "end", "asyncStart", "asyncEnd"]);
-      const [host, port] = connect.split(",")[0]!.split(":");
+      const [host, port] = sessions.connectString.split(",")[0]!.split(":");
       assert.equal(attempt[0]![1].serverPort, Number(port));
       assert.equal(attempt[0]![1].serverAddress, host);
     } finally {
