@@ -10,6 +10,11 @@ export interface HostPort {
   port: number;
 }
 
+/** "host:port", IPv6 in brackets: as a connect string writes it. */
+export function hostText(h: HostPort): string {
+  return h.host.includes(":") ? `[${h.host}]:${h.port}` : `${h.host}:${h.port}`;
+}
+
 export interface ParsedConnectString {
   hosts: HostPort[];
   /** "" when there is no chroot. */

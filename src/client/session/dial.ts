@@ -4,7 +4,7 @@
 // verdict that ends the session, or "stopped" when the session ended meanwhile. The connection reports to
 // its owner (the session) directly: nothing is relayed through here.
 import { ErrorCode } from "../../protocol/constants.ts";
-import type { HostPort } from "../../protocol/connect-string.ts";
+import { type HostPort, hostText } from "../../protocol/connect-string.ts";
 import type { ConnectResponse } from "../../protocol/records.ts";
 import { Connection, type ConnectionOwner } from "../wire/connection.ts";
 import type { Clock } from "../clock.ts";
@@ -67,7 +67,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   }
   // The connection exists before its link and is the link's handlers: a runtime may report the TLS 1.3 refusal
   // (an error, then close) in the same turn as the handshake, before the dial's promise resumes this function.
-  const c = new Connection(x.owner, { target: `${host.host}:${host.port}`, maxBufferSize: x.maxBufferSize, logger: x.logger, clock: x.clock });
+  const c = new Connection(x.owner, { target: hostText(host), maxBufferSize: x.maxBufferSize, logger: x.logger, clock: x.clock });
   try {
     c.attach(await dialWithin(x.clock, perHost, host, (signal) => x.dialer(host, c, { tls: x.tls, timeoutMs: perHost, signal })));
   } catch (e) {

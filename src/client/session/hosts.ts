@@ -1,15 +1,10 @@
 // Host selection as the Java client does it: shuffle once, walk round-robin, and pause after every
 // host has been tried since the last successful connection. It also keeps how each host's last dial
 // failed, so that a connect timeout can say "ECONNREFUSED on every host" instead of only the last error.
-import { type HostPort, type ParsedConnectString, parseConnectString } from "../../protocol/connect-string.ts";
+import { type HostPort, type ParsedConnectString, hostText, parseConnectString } from "../../protocol/connect-string.ts";
 
 /** Dial errors that mean "nothing there" rather than "slow": the port refused, or the name did not resolve. */
 const UNREACHABLE: ReadonlySet<string> = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
-
-/** "host:port", IPv6 in brackets: as a connect string writes it. */
-export function hostText(h: HostPort): string {
-  return h.host.includes(":") ? `[${h.host}]:${h.port}` : `${h.host}:${h.port}`;
-}
 
 export class HostList {
   private hosts: HostPort[];

@@ -4,7 +4,7 @@
 // (ConnectOptions.transport), and tests can put a fault proxy in between.
 import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
-import type { HostPort } from "../../protocol/connect-string.ts";
+import { type HostPort, hostText } from "../../protocol/connect-string.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import type { TlsOptions } from "../types.ts";
 
@@ -60,7 +60,7 @@ export const NET_PERMISSION = "ERR_NET_PERMISSION";
 
 export const dialSocket: Dialer = (target, handlers, opts) =>
   new Promise<Link>((resolve, reject) => {
-    const remote = target.host.includes(":") ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`;
+    const remote = hostText(target);
     let socket: Socket;
     if (opts.tls) {
       // TlsOptions (types.ts) is a subset of node:tls's ConnectionOptions, with the same types: passed on as given.

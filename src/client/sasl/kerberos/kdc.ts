@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { createSocket } from "node:dgram";
 import { isIP } from "node:net";
-import type { HostPort } from "../../../protocol/connect-string.ts";
+import { type HostPort, hostText } from "../../../protocol/connect-string.ts";
 import { systemClock, type Clock } from "../../clock.ts";
 import { dialSocket, type Dialer, type Link } from "../../transport/transport.ts";
 import { enctype, enctypeName, isSupportedEnctype, SUPPORTED_ENCTYPES } from "./crypto.ts";
@@ -68,8 +68,6 @@ const DEFAULT_UDP_PREFERENCE_LIMIT = 1465;
 /** Largest KDC reply accepted over TCP (a reply with a big PAC is a few tens of KiB). */
 const MAX_TCP_REPLY = 1 << 20;
 const RESPONSE_TOO_BIG = 52;
-
-const endpoint = (a: HostPort): string => (a.host.includes(":") ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`);
 
 /** A failed attempt at one KDC: the reason without the endpoint (it is added when listed). */
 class AttemptFailed extends Error {}
@@ -203,9 +201,9 @@ export async function sendToKdcs(kdcs: readonly KdcAddress[], realm: string, req
       try {
         const reply = await udp(target, request, { timeoutMs, signal: options.signal, clock });
         if (!isResponseTooBig(reply)) return reply;
-        failures.push(`${endpoint(target)} udp: KRB_ERR_RESPONSE_TOO_BIG`);
+        failures.push(`${hostText(target)} udp: KRB_ERR_RESPONSE_TOO_BIG`);
       } catch (e) {
-        failures.push(`${endpoint(target)} udp: ${reasonOf(e)}`);
+        failures.push(`${hostText(target)} udp: ${reasonOf(e)}`);
       }
       if (options.signal?.aborted) break;
     }
@@ -213,7 +211,7 @@ export async function sendToKdcs(kdcs: readonly KdcAddress[], realm: string, req
       try {
         return await tcpExchange(dial, target, request, timeoutMs, clock, options.signal);
       } catch (e) {
-        failures.push(`${endpoint(target)} tcp: ${reasonOf(e)}`);
+        failures.push(`${hostText(target)} tcp: ${reasonOf(e)}`);
       }
     }
     if (options.signal?.aborted) break;
