@@ -8,7 +8,7 @@
 //  2. only on 3.5+: removeWatches("/", PersistentRecursive) on a connection that holds no watch yet
 //     (SetWatches goes after the probes): 3.9 answers NOWATCHER, earlier lines MARSHALLINGERROR
 //     (they do not know WatcherType 5).
-// A notification carrying a zxid (not -1) also proves 3.9+ (see Session.notify).
+// A notification carrying a zxid (not -1) also proves 3.9+ (see Session.onNotification).
 // 3.5 to 3.8 look the same on the wire to these probes; the client then assumes 3.6+ ops are there
 // (3.5 reached end of life in 2022). An op a 3.5–3.7 server lacks is still answered UNIMPLEMENTED by it.
 import { ErrorCode, WatcherType } from "../../protocol/constants.ts";
@@ -53,7 +53,6 @@ export function featuresOf(generation: ServerGeneration): ServerFeatures {
     eventZxid: v39,
   });
 }
-
 
 /** The reason `needs` cannot go to a server with `f`, or null when it can. */
 export function unsupported(f: ServerFeatures, needs: Needs | undefined): string | null {

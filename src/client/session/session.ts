@@ -259,7 +259,12 @@ export class Session implements ConnectionOwner {
    * reading it), before the connection fails its requests with CONNECTIONLOSS (go-zookeeper's order).
    */
   onClosing(conn: Connection): void {
-    this.linkLost(conn);
+    const p = this.phase;
+    if (p.kind !== "connected" || p.conn !== conn) return;
+    this.lastHeard = conn.lastReceived;
+    this.lastAcked = conn.ackedSendAt;
+    this.transition({ kind: "disconnected", since: this.clock.now(), expiry: null, attempt: null });
+    this.armClientExpiry();
   }
 
   /** A reply to one of the caller's requests carried `zxid`. */
@@ -284,15 +289,6 @@ export class Session implements ConnectionOwner {
     const xid = this.xid;
     this.xid = xid >= 0x7fffffff ? 1 : xid + 1;
     return xid;
-  }
-
-  private linkLost(conn: Connection): void {
-    const p = this.phase;
-    if (p.kind !== "connected" || p.conn !== conn) return;
-    this.lastHeard = conn.lastReceived;
-    this.lastAcked = conn.ackedSendAt;
-    this.transition({ kind: "disconnected", since: this.clock.now(), expiry: null, attempt: null });
-    this.armClientExpiry();
   }
 
   private dialContext(): DialContext {

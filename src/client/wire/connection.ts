@@ -314,8 +314,8 @@ export class Connection implements LinkHandlers {
     queue();
   }
 
+  /** Adds a frame to the write being gathered (send() ran beforeNextWrite's callback first). */
   private enqueue(frame: Uint8Array): void {
-    this.runBeforeWrite();
     this.outbox.push(frame);
     this.outboxBytes += frame.length;
     if (!this.flushScheduled) {
