@@ -15,7 +15,7 @@ import { ErrorCode, WatcherType } from "../../protocol/constants.ts";
 import { Ops, type PathWatchRequest } from "../../protocol/ops.ts";
 import type { Connection } from "../wire/connection.ts";
 import { ZooKeeperError } from "../errors.ts";
-import type { CallSpec, Feature, Needs, Send } from "../wire/request.ts";
+import { type CallSpec, type Feature, type Needs, type Send, answer } from "../wire/request.ts";
 import type { ServerFeatures, ServerGeneration } from "../types.ts";
 
 export type { Feature, Needs, ServerFeatures, ServerGeneration };
@@ -87,14 +87,9 @@ class Probes {
   }
 
   private ask<Req, Res>(spec: CallSpec<Req, Res>, body: Req, op: string): Promise<number> {
-    let code: number | null = null;
-    const onReply = (err: number): void => {
-      code = err;
-    };
-    return this.send(spec, body, { op, lane: "own", via: this.conn, onReply }).then(
-      () => 0,
+    return answer(this.send, spec, body, { op, lane: "own", via: this.conn }).then(
+      (r) => r.err,
       (e: unknown) => {
-        if (code !== null) return code;
         throw new Error((e as Error).message);
       },
     );

@@ -15,7 +15,7 @@ import { HostList } from "./hosts.ts";
 import { clientExpiryAfter, leaseLeft } from "../wire/liveness.ts";
 import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
 import { ReadOnlyProbe } from "./readonly-probe.ts";
-import { type Call, type CallSpec, Pending, type Send } from "../wire/request.ts";
+import { type Call, type CallSpec, Pending, type Send, answer } from "../wire/request.ts";
 import { type SaslClient, SaslRefused, saslExchange, saslRejected } from "../sasl/exchange.ts";
 import type { Logger, SessionState } from "../types.ts";
 import { type Clock, lateAware, sleepOn, systemClock } from "../clock.ts";
@@ -321,18 +321,11 @@ export class Session implements ConnectionOwner {
 
   /** The SASL exchange on a fresh connection, before anything else is sent on it. */
   private async authenticate(conn: Connection, mech: SaslClient): Promise<Outcome | undefined> {
-    const send = (token: Uint8Array): Promise<Uint8Array | null> => {
-      let refused = 0;
-      const onReply = (err: number): void => {
-        refused = err;
-      };
-      return this.send(Ops.sasl, { token }, { op: "sasl", lane: "own", via: conn, onReply }).then(
-        (r) => r.token,
-        (e: unknown) => {
-          throw refused !== 0 ? saslRejected(refused) : e;
-        },
-      );
-    };
+    const send = (token: Uint8Array): Promise<Uint8Array | null> =>
+      answer(this.send, Ops.sasl, { token }, { op: "sasl", lane: "own", via: conn }).then((r) => {
+        if (r.err !== 0) throw saslRejected(r.err);
+        return r.value?.token ?? null;
+      });
     try {
       await saslExchange(send, mech);
     } catch (e) {

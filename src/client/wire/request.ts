@@ -214,3 +214,22 @@ export class Pending {
 
 /** Session.send's shape: the one way a frame goes out (the caller's calls and the client's own frames alike). */
 export type Send = <Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, call: Call<Res, Out>) => Promise<Out>;
+
+/**
+ * Sends one of the client's own frames and resolves with the server's answer: an error code from the server is an
+ * answer here (a probe's NONODE, a refused SASL token), not a failure. `err` 0 comes with the decoded reply.
+ * Rejects only when no answer came (the link went, the session ended) or an OK reply did not decode.
+ */
+export function answer<Req, Res>(send: Send, spec: CallSpec<Req, Res>, body: Req, call: Call<Res, Res>): Promise<{ err: number; value: Res | undefined }> {
+  let answered = 0;
+  call.onReply = (err) => {
+    answered = err;
+  };
+  return send(spec, body, call).then(
+    (value) => ({ err: 0, value }),
+    (e: unknown) => {
+      if (answered !== 0) return { err: answered, value: undefined };
+      throw e;
+    },
+  );
+}
