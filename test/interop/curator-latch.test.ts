@@ -50,28 +50,52 @@ describe("Curator LeaderLatch participant", () => {
     assert.equal(await p.exited, 0);
   }, 60_000);
 
+  // The takeover's time says "the server expired the killed leader's session" only when that leader still led at the
+  // kill. Under load a JVM's link can blip first (STATE SUSPENDED, then RECONNECTED): LeaderLatch then revokes
+  // itself and re-joins at the back, b leads at once, and the kill hits a follower. Such a round is checked for
+  // what still holds (b is elected only after a's REVOKED: never two leaders) and played again, up to 3 rounds.
   it("elects exactly one of two, and the other after kill -9 of the leader", async () => {
-    const path = `/interop-latch-${process.pid}-${Date.now()}`;
-    const a = await start(path, "java-a");
-    await a.waitFor("READY", 30_000);
-    const b = await start(path, "java-b");
-    await b.waitFor("READY", 30_000);
-    await a.waitFor("ELECTED", 10_000); // first in line
-    assert.equal(await b.leader(), "java-a");
-    assert.equal(await a.leader(), "java-a");
-    assert.deepEqual(await b.participants(), ["java-a", "java-b"]);
-    assert.match(await b.ourPath(), new RegExp(`^${path}/_c_[0-9a-f-]{36}-latch-\\d{10}$`));
-    assert.equal(b.events.filter((e) => e.kind === "ELECTED").length, 0);
+    const blips: string[] = [];
+    for (let round = 1; round <= 3; round++) {
+      const path = `/interop-latch-${process.pid}-${Date.now()}`;
+      const a = await start(path, "java-a");
+      await a.waitFor("READY", 30_000);
+      const b = await start(path, "java-b");
+      await b.waitFor("READY", 30_000);
+      const aElected = await a.waitFor("ELECTED", 10_000); // first in line
+      assert.equal(await b.leader(), "java-a");
+      assert.equal(await a.leader(), "java-a");
+      assert.deepEqual(await b.participants(), ["java-a", "java-b"]);
+      assert.match(await b.ourPath(), new RegExp(`^${path}/_c_[0-9a-f-]{36}-latch-\\d{10}$`));
 
-    const killedAt = process.hrtime.bigint();
-    await a.kill("SIGKILL");
-    const elected = await b.waitFor("ELECTED", SESSION_MS + 10_000);
-    // kill -9 leaves the session open: the takeover waits for the server to expire it.
-    const ms = Number((b.localNs(elected) ?? 0n) - killedAt) / 1e6;
-    assert.ok(ms >= SESSION_MS - 2000 && ms <= SESSION_MS + 6000, `takeover after ${ms} ms`);
-    assert.equal(await b.leader(), "java-b");
-    assert.deepEqual(await b.participants(), ["java-b"]);
-    await b.close();
-    assert.equal(await b.exited, 0);
-  }, 90_000);
+      const killedAt = process.hrtime.bigint();
+      await a.kill("SIGKILL");
+      const elected = await b.waitFor("ELECTED", SESSION_MS + 10_000);
+      await a.drained; // every line a wrote before it died
+      const bElectedNs = b.localNs(elected) ?? 0n;
+      const aAfter = a.events.filter((e) => e.receivedNs >= aElected.receivedNs && e !== aElected);
+      const aRevoked = aAfter.find((e) => e.kind === "REVOKED");
+      const aLink = aAfter.filter((e) => e.kind === "STATE").map((e) => e.args[0]);
+      if (aRevoked) {
+        // a stepped down before the kill: the handover was Curator's own, and it must not overlap.
+        const revokedNs = a.localNs(aRevoked) ?? 0n;
+        assert.ok(revokedNs <= bElectedNs + a.clockErrorNs + b.clockErrorNs, `b elected ${Number(revokedNs - bElectedNs) / 1e6} ms before a's REVOKED`);
+        assert.ok(revokedNs <= killedAt + a.clockErrorNs, "a's REVOKED precedes the kill");
+        blips.push(`round ${round}: a revoked before the kill (its link: ${aLink.join(" → ") || "no STATE line"})`);
+        await b.close();
+        continue;
+      }
+      // a led until the kill: kill -9 leaves its session open, so the takeover waits for the server to expire it.
+      const ms = Number(bElectedNs - killedAt) / 1e6;
+      assert.ok(ms >= SESSION_MS - 2000 && ms <= SESSION_MS + 6000, `takeover after ${ms} ms${blips.length ? `; earlier: ${blips.join("; ")}` : ""}`);
+      assert.equal(b.events.filter((e) => e.kind === "ELECTED").length, 1);
+      assert.equal(await b.leader(), "java-b");
+      assert.deepEqual(await b.participants(), ["java-b"]);
+      await b.close();
+      assert.equal(await b.exited, 0);
+      if (blips.length) console.log(`[curator-latch] ${blips.join("; ")}`);
+      return;
+    }
+    assert.fail(`a's link blipped before the kill in every round: ${blips.join("; ")}`);
+  }, 240_000);
 });

@@ -70,6 +70,8 @@ export class LineProcess {
   readonly id: string;
   readonly lines: LineEvent[] = []; // everything, in arrival order
   readonly exited: Promise<number | null>;
+  /** Resolves once the child's stdout has ended: every line it wrote is in `lines` (`exited` may come first). */
+  readonly drained: Promise<void>;
   protected readonly proc: ChildProcess;
   protected readonly unread: LineEvent[] = []; // not yet taken by waitFor()
   private waiters: Waiter[] = [];
@@ -88,6 +90,7 @@ export class LineProcess {
     registry?.add(this);
     let partial = "";
     proc.stdout?.setEncoding("utf8");
+    this.drained = new Promise((resolve) => (proc.stdout ? proc.stdout.once("close", () => resolve()) : resolve()));
     proc.stdout?.on("data", (chunk: string) => {
       const parts = (partial + chunk).split("\n");
       partial = parts.pop() ?? "";
