@@ -45,6 +45,13 @@ export interface ZooKeeperEvents {
    * timers may run. `heardWithin()` is already current; the recipes end a lapsed lease here.
    */
   resumed: [];
+  /**
+   * `close()` was called: emitted at once, before the session's end (closeSession) is sent, while `state` still
+   * reads what it did. Once the server has that closeSession it deletes this session's ephemeral znodes and
+   * another client may lead or take a lock, so the recipes step down here ("closed"). Not emitted when the
+   * session had already ended.
+   */
+  closing: [];
 }
 
 export type { InternalOptions };
@@ -65,6 +72,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private readonly credentials: string[] = [];
   /** The state last emitted, the `from` of `zookeeper-ts:session`. */
   private shownState: SessionState = "connecting";
+  /** close() was called: the lease is over ("closing" was emitted), whatever the session still reads. */
+  private closeCalled = false;
   private readonly identities = (): string => identitiesText(this.credentials);
 
   private constructor(connectString: string, options: InternalOptions) {
@@ -165,14 +174,14 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   /**
    * True when a request the server has answered (a ping counts) was sent within the last `ms`, i.e. the server
    * heard this session no longer than `ms` ago. Counted from the send: replies that piled up while this process
-   * was paused acknowledge old sends and do not make it true. False once the session has ended.
+   * was paused acknowledge old sends and do not make it true. False once the session has ended or `close()` was called.
    */
   heardWithin(ms: number): boolean {
-    return this.session.leaseRemaining(ms) > 0;
+    return this.leaseRemaining(ms) > 0;
   }
   /** ms until `heardWithin(ms)` turns false (default `ms`: `readTimeout`); 0 once it is. The lease recipes lead on. */
   leaseRemaining(ms: number = this.readTimeout): number {
-    return this.session.leaseRemaining(ms);
+    return this.closeCalled ? 0 : this.session.leaseRemaining(ms);
   }
   /** "host:port" of the server this client is connected to, or null while not connected. */
   get remoteAddress(): string | null {
@@ -192,6 +201,10 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * "the client is closed (close() was called)" (as the Java client; never retried by `withRetry`). Never rejects.
    */
   async close(): Promise<void> {
+    if (!this.closeCalled) {
+      this.closeCalled = true;
+      if (this.state !== "expired" && this.state !== "closed" && this.state !== "authFailed") emitIsolated(this, this, "ZooKeeper", "closing");
+    }
     await this.session.close();
   }
 

@@ -95,6 +95,8 @@ export class Contender {
   stand(): Promise<void> {
     this.zk.off("state", this.onState);
     this.zk.on("state", this.onState);
+    this.zk.off("closing", this.onClosing);
+    this.zk.on("closing", this.onClosing);
     return this.serial.run(() => this.standAgain());
   }
 
@@ -135,6 +137,7 @@ export class Contender {
   stop(): void {
     this.now = GONE;
     this.zk.off("state", this.onState);
+    this.zk.off("closing", this.onClosing);
     if (this.retry !== null) this.zk.clock.clearTimeout(this.retry);
     this.retry = null;
   }
@@ -291,6 +294,12 @@ export class Contender {
       case "authFailed":
         return this.end("closed");
     }
+  };
+
+  // close() was called on the client: the server drops our znode with the session, so this place ends now,
+  // before the closeSession leaves, and no one else can take it over while we still hold it.
+  private readonly onClosing = (): void => {
+    if (!this.gone) this.end("closed");
   };
 
   private end(reason: "expired" | "closed"): void {

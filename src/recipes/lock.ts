@@ -206,7 +206,7 @@ export class Lock extends TypedEventEmitter<LockEvents> {
       publishRecipe("lock", () => ({ path: this.path, id: this.id, event: "lost", reason }));
       this.emitSafely("lost", reason);
     }
-    else if (reason === "expired" || reason === "closed") attempt.reject(endedSession(reason === "expired" ? "expired" : this.zk.state, "acquire", this.path));
+    else if (reason === "expired" || reason === "closed") attempt.reject(endedSession(reason === "expired" ? "expired" : TERMINAL.has(this.zk.state) ? this.zk.state : "closed", "acquire", this.path)); // "closing": state reads on
     else attempt.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, `the session is ${this.zk.state}`, { op: "acquire", path: this.path }));
   }
 

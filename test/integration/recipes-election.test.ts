@@ -75,6 +75,30 @@ describe("LeaderElection", () => {
     await es[2].close();
   }, 30_000);
 
+  it("a leader whose client closes steps down at once, before the closeSession leaves, and the next is elected after", async () => {
+    const path = `${root}/client-close`;
+    const za = await client();
+    const a = new LeaderElection(za, path, { id: "a" });
+    await a.start();
+    await a.waitForLeadership();
+    const b = new LeaderElection(await client(), path, { id: "b" });
+    await b.start();
+    const order: string[] = [];
+    a.on("revoked", (reason) => order.push(`a revoked ${reason}`));
+    b.on("elected", () => order.push("b elected"));
+    const elected = nextEvent(b, "elected", 5000, "b elected");
+    const closing = za.close();
+    // The server deletes a's candidate with the session: a must not read as leader from here on.
+    assert.deepEqual(order, ["a revoked closed"]);
+    assert.equal(a.isLeader, false);
+    assert.equal(a.token, undefined);
+    await closing;
+    await elected;
+    assert.deepEqual(order, ["a revoked closed", "b elected"]);
+    await assert.rejects(a.waitForLeadership(), /closed/);
+    await b.close();
+  }, 30_000);
+
   it("resign hands over within 1 s and the resigner rejoins at the back", async () => {
     const es = await participants(`${root}/resign`, 3);
     const leader = await theLeader(es);

@@ -135,10 +135,19 @@ describe("Lock", () => {
     const zk2 = await ZooKeeper.connect((await sharedServer()).connectString, { sessionTimeout: 10_000 });
     const m = new Lock(zk2, path);
     await m.acquire();
-    const closed = nextEvent<[LockLostReason]>(m, "lost", 5000);
-    await zk2.close();
-    assert.deepEqual(await closed, ["closed"]);
+    const waiter = new Lock(zk2, path, { id: "waiter" }); // same session, queued behind m
+    const waiting = waiter.acquire().then(() => "acquired", (e: unknown) => e);
+    await until("the waiter's znode", () => waiter.nodePath !== null, 5000);
+    const told: LockLostReason[] = [];
+    m.on("lost", (reason) => told.push(reason));
+    const closing = zk2.close();
+    // At once, before the closeSession leaves (with it the server drops m's znode and the next holder may take over).
+    assert.deepEqual(told, ["closed"]);
     assert.equal(m.isHeld, false);
+    await closing;
+    assert.deepEqual(told, ["closed"]);
+    const refused = await waiting;
+    assert.ok(isZooKeeperError(refused, ErrorCode.SESSIONEXPIRED) && /close\(\) was called/.test(refused.message), String(refused));
     await assert.rejects(m.acquire(), (e) => isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)); // a closed client, as the client says it
     assert.deepEqual(await l.contenders(), []);
   }, 30_000);
