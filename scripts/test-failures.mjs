@@ -4,7 +4,14 @@ import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 
 const stripAnsi = (s) => s.replace(/\x1b\[[0-9;]*m/g, "");
-const firstLine = (m) => String(m ?? "").split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
+// The gist of a failure: its first non-empty lines (an assertion's diff follows a bare "AssertionError:" line),
+// indented under the test's name, so the summary at the end of a run says what failed without the scrollback.
+const firstLine = (m, max = 12) => {
+  const lines = String(m ?? "").split("\n").map((l) => l.trimEnd()).filter((l) => l.trim() !== "");
+  const kept = lines.slice(0, max).map((l) => l.slice(0, 300));
+  if (lines.length > max) kept.push(`… (${lines.length - max} more lines above, in the run's output)`);
+  return kept.join("\n      ").trim();
+};
 const unescape = (s) => s.replace(/&gt;/g, ">").replace(/&lt;/g, "<").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
 
 /** vitest's JSON report (`root` makes file names relative); its text output `out` when the report is missing. */
