@@ -286,7 +286,11 @@ async function elect(ctx: Context, a: Parsed): Promise<number> {
           return () => election.off("revoked", cb);
         });
         if (r.kind === "exited" || signals.received) return await leave(election, r.status);
-        if (a.values.once === true) return await leave(election, LOST_STATUS);
+        if (a.values.once === true) {
+          // As lock: our candidate is deleted once the link is back, or goes with the session; exit now, not then.
+          void election.close().catch(() => {});
+          return LOST_STATUS;
+        }
         if (ENDED.has(zk.state)) break; // the session is over, and the election with it
         status.line("rejoining", { path: o.path, id }, `waiting to lead ${o.path} again`);
       }

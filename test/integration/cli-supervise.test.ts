@@ -403,6 +403,9 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       assert.deepEqual(a.events().map((e) => e.event), ["waiting", "elected", "child-started", "revoked", "child-ended"]);
       const second = await kids.started(2, SESSION_MS * 3);
       assert.equal(second.id, "next");
+      // It does not wait for its candidate's delete on the dead link: that goes with the session, which the server
+      // expires only after the whole session timeout, when the successor's child starts.
+      assert.ok(exitedAt <= second.start, `the supervisor exited ${exitedAt - second.start} ms after the successor's child started`);
       timelines.push(
         `elect --once, blackholed: cut at 0; revoked (${revoked.reason}) at ${(revoked.at as number) - cutAt} ms; child ${first.pid} (token ${first.token}) seen gone at ${first.end! - cutAt} ms; ` +
           `supervisor exited 3 at ${exitedAt - cutAt} ms; successor's child (token ${second.token}) started at ${second.start - cutAt} ms`,
