@@ -162,6 +162,37 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       throw e;
     });
   const event = (s: Supervisor, name: string): Record<string, unknown> | undefined => s.events().find((e) => e.event === name);
+  /** Runs a test's body with its children; afterwards no two of them overlapped and their tokens grew. */
+  const withChildren = async (body: (kids: Children) => Promise<void>, sameTerm = false): Promise<void> => {
+    const kids = new Children();
+    try {
+      await body(kids);
+      kids.assertSerial(sameTerm);
+    } finally {
+      kids.close();
+    }
+  };
+  /** Tells child `l` to exit with `status`: its supervisor `s` exits with it, and the child is gone. */
+  const exitWith = async (kids: Children, l: Life, s: Supervisor, status = 0): Promise<void> => {
+    kids.stop(l, status);
+    const r = await s.cli.done;
+    assert.equal(r.code, status, r.err);
+    await kids.gone(l);
+  };
+  /**
+   * `elect` for a leader (through `server`, its child run as `mode`) and a follower (direct) at `path`: resolves
+   * once the leader's child runs and both candidates stand. `extra` goes before PATH for both.
+   */
+  const leaderAndFollower = async (
+    kids: Children, path: string, leader: { id: string; server?: string; mode?: "run" | "ignoreterm"; extra?: string[] }, follower: { id: string; extra?: string[] },
+  ): Promise<{ a: Supervisor; first: Life; b: Supervisor }> => {
+    const a = await supervisor(["elect", "--id", leader.id, ...(leader.extra ?? []), path, "--", ...kids.command(leader.mode)], leader.server);
+    const first = await kids.started(1);
+    const b = await supervisor(["elect", "--id", follower.id, ...(follower.extra ?? []), path, "--", ...kids.command()]);
+    await until("two candidates", async () => (await children(path)).length === 2);
+    return { a, first, b };
+  };
+  const timeout = ["--session-timeout", String(SESSION_MS)];
 
   beforeAll(async () => {
     connect = (await sharedServer()).connectString;
@@ -178,36 +209,23 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
     if (timelines.length > 0) console.log(timelines.join("\n"));
   }, 60_000);
 
-  it("three `zkts lock` at once run their children one after another, tokens growing, each passing its status on", async () => {
-    const kids = new Children();
-    try {
+  it("three `zkts lock` at once run their children one after another, tokens growing, each passing its status on", () =>
+    withChildren(async (kids) => {
       const path = `${root}/lock`;
       const sups = await Promise.all([0, 1, 2].map(() => supervisor(["lock", path, "--", ...kids.command()])));
       const statuses = [0, 4, 0];
       for (let i = 1; i <= 3; i++) {
         const l = await kids.started(i);
         assert.equal(kids.lives.filter((x) => alive(x.pid)).length, 1, "one child at a time");
-        kids.stop(l, statuses[i - 1]);
-        const r = await (await owner(sups, l.pid)).cli.done;
-        assert.equal(r.code, statuses[i - 1], r.err);
-        await kids.gone(l);
+        await exitWith(kids, l, await owner(sups, l.pid), statuses[i - 1]);
       }
-      kids.assertSerial();
       for (const s of sups) assert.deepEqual(s.events().map((e) => e.event), ["waiting", "acquired", "child-started", "child-ended"]);
       assert.deepEqual(await children(path), []);
-    } finally {
-      kids.close();
-    }
-  }, 60_000);
+    }), 60_000);
 
-  it("elect: a child that exits hands over; its status is passed on and the next candidate's child starts", async () => {
-    const kids = new Children();
-    try {
-      const path = `${root}/handover`;
-      const a = await supervisor(["elect", "--id", "a", path, "--", ...kids.command()]);
-      const first = await kids.started(1);
-      const b = await supervisor(["elect", "--id", "b", path, "--", ...kids.command()]);
-      await until("b to wait", () => b.events().some((e) => e.event === "waiting"));
+  it("elect: a child that exits hands over; its status is passed on and the next candidate's child starts", () =>
+    withChildren(async (kids) => {
+      const { a, first, b } = await leaderAndFollower(kids, `${root}/handover`, { id: "a" }, { id: "b" });
       assert.equal(first.id, "a");
       assert.equal(await owner([a, b], first.pid), a);
       const stoppedAt = Date.now();
@@ -216,20 +234,13 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       const second = await kids.started(2);
       assert.equal(second.id, "b");
       timelines.push(`handover after a child's exit: next child started ${second.start - stoppedAt} ms after the stop file`);
-      kids.stop(second, 0);
-      assert.equal((await b.cli.done).code, 0);
-      await kids.gone(second);
-      kids.assertSerial();
-    } finally {
-      kids.close();
-    }
-  }, 60_000);
+      await exitWith(kids, second, b);
+    }), 60_000);
 
-  it("kill -9 of the leader's supervisor: its child dies at once, the next child starts once the session expired", async () => {
-    const kids = new Children();
-    try {
+  it("kill -9 of the leader's supervisor: its child dies at once, the next child starts once the session expired", () =>
+    withChildren(async (kids) => {
       const path = `${root}/kill9`;
-      const sups = await Promise.all(["x", "y", "z"].map((id) => supervisor(["elect", "--id", id, "--session-timeout", String(SESSION_MS), path, "--", ...kids.command()])));
+      const sups = await Promise.all(["x", "y", "z"].map((id) => supervisor(["elect", "--id", id, ...timeout, path, "--", ...kids.command()])));
       const first = await kids.started(1);
       await until("three candidates", async () => (await children(path)).length === 3);
       const leader = await owner(sups, first.pid);
@@ -243,26 +254,17 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       const elected = event(next, "elected")!;
       assert.equal(elected.token, second.token.toString());
       const stoppedAt = Date.now();
-      kids.stop(second, 0);
-      assert.equal((await next.cli.done).code, 0);
-      await kids.gone(second);
+      await exitWith(kids, second, next);
       timelines.push(
         `kill -9 failover (session ${SESSION_MS} ms): 0 supervisor of ${first.id} SIGKILLed; child ${first.pid} (${first.id}, token ${first.token}) alive ${first.start - killedAt}..${dead - killedAt} ms; ` +
           `${second.id} elected at ${(elected.at as number) - killedAt} ms (token ${elected.token}); child ${second.pid} (${second.id}, token ${second.token}) alive ${second.start - killedAt}..${second.end! - killedAt} ms (told to exit at ${stoppedAt - killedAt} ms)`,
       );
       const third = await kids.started(3);
-      kids.stop(third, 0);
-      assert.equal((await (await owner(sups, third.pid)).cli.done).code, 0);
-      await kids.gone(third);
-      kids.assertSerial();
-    } finally {
-      kids.close();
-    }
-  }, 60_000);
+      await exitWith(kids, third, await owner(sups, third.pid));
+    }), 60_000);
 
-  it("SIGTERM to the supervisor is forwarded; it resigns and exits with the child's status", async () => {
-    const kids = new Children();
-    try {
+  it("SIGTERM to the supervisor is forwarded; it resigns and exits with the child's status", () =>
+    withChildren(async (kids) => {
       const path = `${root}/sigterm`;
       const s = await supervisor(["elect", path, "--", ...kids.command()]);
       const l = await kids.started(1);
@@ -276,21 +278,12 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       signal(holder, "SIGINT");
       assert.equal((await holder.cli.done).code, 130);
       assert.ok(!alive(second.pid));
-      kids.assertSerial();
-    } finally {
-      kids.close();
-    }
-  }, 60_000);
+    }), 60_000);
 
-  it("SIGTERM to the supervisor, its child ignoring SIGTERM: SIGKILL after the whole --grace, then it resigns (exit 137) and the next leads", async () => {
-    const kids = new Children();
-    try {
-      const path = `${root}/sigterm-grace`;
+  it("SIGTERM to the supervisor, its child ignoring SIGTERM: SIGKILL after the whole --grace, then it resigns (exit 137) and the next leads", () =>
+    withChildren(async (kids) => {
       const GRACE = 1500;
-      const a = await supervisor(["elect", "--id", "stubborn", "--grace", String(GRACE), path, "--", ...kids.command("ignoreterm")]);
-      const first = await kids.started(1);
-      const b = await supervisor(["elect", "--id", "patient", path, "--", ...kids.command()]);
-      await until("two candidates", async () => (await children(path)).length === 2);
+      const { a, first, b } = await leaderAndFollower(kids, `${root}/sigterm-grace`, { id: "stubborn", mode: "ignoreterm", extra: ["--grace", String(GRACE)] }, { id: "patient" });
       await until("the leader's child to be reported", () => a.childPids().includes(first.pid));
       const sentAt = Date.now();
       signal(a, "SIGTERM");
@@ -305,14 +298,8 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       const second = await kids.started(2);
       assert.equal(second.id, "patient");
       timelines.push(`SIGTERM to the supervisor at 0 (grace ${GRACE} ms, child ignores SIGTERM): child ${first.pid} seen gone at ${gone - sentAt} ms, supervisor exited 137; next child (token ${second.token}) started at ${second.start - sentAt} ms`);
-      kids.stop(second, 0);
-      assert.equal((await b.cli.done).code, 0);
-      await kids.gone(second);
-      kids.assertSerial();
-    } finally {
-      kids.close();
-    }
-  }, 60_000);
+      await exitWith(kids, second, b);
+    }), 60_000);
 
   it("usage errors exit 2 with the reason on stderr; the shell refuses elect and lock; no server exits 1", async () => {
     const cases: [string[], RegExp][] = [
@@ -339,17 +326,11 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
     assert.match(down.err, /CONNECTIONLOSS/);
   }, 60_000);
 
-  it("a blackholed leader (its child ignores SIGTERM) is SIGKILLed before the successor's child starts", async () => {
-    const kids = new Children();
-    try {
+  it("a blackholed leader (its child ignores SIGTERM) is SIGKILLed before the successor's child starts", () =>
+    withChildren(async (kids) => {
       const path = `${root}/blackhole`;
-      const [host, port] = connect.split(",")[0].split(":");
-      const proxy = await startFaultProxy(host, Number(port));
-      proxies.push(proxy);
-      const a = await supervisor(["elect", "--id", "behind-proxy", "--session-timeout", String(SESSION_MS), path, "--", ...kids.command("ignoreterm")], proxy.connectString);
-      const first = await kids.started(1);
-      const b = await supervisor(["elect", "--id", "direct", "--session-timeout", String(SESSION_MS), path, "--", ...kids.command()]);
-      await until("two candidates", async () => (await children(path)).length === 2);
+      const proxy = await proxied();
+      const { a, first, b } = await leaderAndFollower(kids, path, { id: "behind-proxy", server: proxy.connectString, mode: "ignoreterm", extra: timeout }, { id: "direct", extra: timeout });
       proxy.blackhole(true);
       const cutAt = Date.now();
       const dead = await kids.gone(first, SESSION_MS * 2);
@@ -374,24 +355,13 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       assert.equal((await b.cli.done).code, 0);
       const third = await kids.started(3);
       assert.equal(third.id, "behind-proxy");
-      kids.stop(third, 0);
-      assert.equal((await a.cli.done).code, 0);
-      await kids.gone(third);
-      kids.assertSerial();
-    } finally {
-      kids.close();
-    }
-  }, 60_000);
+      await exitWith(kids, third, a);
+    }), 60_000);
 
-  it("elect --once exits 3 once leadership is lost (a blackholed link): its child is gone before the successor's starts", async () => {
-    const kids = new Children();
-    try {
-      const path = `${root}/once`;
+  it("elect --once exits 3 once leadership is lost (a blackholed link): its child is gone before the successor's starts", () =>
+    withChildren(async (kids) => {
       const proxy = await proxied();
-      const a = await supervisor(["elect", "--once", "--id", "once", "--session-timeout", String(SESSION_MS), path, "--", ...kids.command()], proxy.connectString);
-      const first = await kids.started(1);
-      const b = await supervisor(["elect", "--id", "next", "--session-timeout", String(SESSION_MS), path, "--", ...kids.command()]);
-      await until("two candidates", async () => (await children(path)).length === 2);
+      const { a, first, b } = await leaderAndFollower(kids, `${root}/once`, { id: "once", server: proxy.connectString, extra: ["--once", ...timeout] }, { id: "next", extra: timeout });
       proxy.blackhole(true);
       const cutAt = Date.now();
       const r = await a.cli.done;
@@ -410,18 +380,11 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
         `elect --once, blackholed: cut at 0; revoked (${revoked.reason}) at ${(revoked.at as number) - cutAt} ms; child ${first.pid} (token ${first.token}) seen gone at ${first.end! - cutAt} ms; ` +
           `supervisor exited 3 at ${exitedAt - cutAt} ms; successor's child (token ${second.token}) started at ${second.start - cutAt} ms`,
       );
-      kids.stop(second, 0);
-      assert.equal((await b.cli.done).code, 0);
-      await kids.gone(second);
-      kids.assertSerial();
-    } finally {
-      kids.close();
-    }
-  }, 60_000);
+      await exitWith(kids, second, b);
+    }), 60_000);
 
-  it("lock exits 3 once the lock is lost (its znode deleted, the link intact); a child that ignores SIGTERM gets SIGKILL only after the whole --grace", async () => {
-    const kids = new Children();
-    try {
+  it("lock exits 3 once the lock is lost (its znode deleted, the link intact); a child that ignores SIGTERM gets SIGKILL only after the whole --grace", () =>
+    withChildren(async (kids) => {
       const path = `${root}/lost-lock`;
       const GRACE = 1500;
       const s = await supervisor(["lock", "--grace", String(GRACE), path, "--", ...kids.command("ignoreterm")]);
@@ -445,19 +408,11 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       timelines.push(`lock lost (znode deleted) at 0: lost at ${(lost.at as number) - deletedAt} ms, SIGKILL at ${(killed.at as number) - deletedAt} ms (grace ${GRACE}), child seen gone at ${gone - deletedAt} ms, exit 3`);
       // The next holder gets it at once.
       const next = await supervisor(["lock", path, "--", ...kids.command()]);
-      const second = await kids.started(2);
-      kids.stop(second, 0);
-      assert.equal((await next.cli.done).code, 0);
-      await kids.gone(second);
-      kids.assertSerial();
-    } finally {
-      kids.close();
-    }
-  }, 60_000);
+      await exitWith(kids, await kids.started(2), next);
+    }), 60_000);
 
-  it("elect: its candidate znode deleted by another client: the whole --grace, then it stands again and leads with a higher token", async () => {
-    const kids = new Children();
-    try {
+  it("elect: its candidate znode deleted by another client: the whole --grace, then it stands again and leads with a higher token", () =>
+    withChildren(async (kids) => {
       const path = `${root}/deleted`;
       const GRACE = 1500;
       const s = await supervisor(["elect", "--id", "solo", "--grace", String(GRACE), path, "--", ...kids.command("ignoreterm")]);
@@ -476,21 +431,13 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       assert.deepEqual(s.events().map((e) => e.event), ["waiting", "elected", "child-started", "revoked", "child-killed", "child-ended", "rejoining", "elected", "child-started"]);
       signal(s, "SIGKILL"); // the child ignores SIGTERM: the parent-death signal ends it
       await kids.gone(second);
-      kids.assertSerial();
-    } finally {
-      kids.close();
-    }
-  }, 60_000);
+    }), 60_000);
 
-  it("elect: a short disconnect (no expiry) revokes the child; once back, the leader stands where it was and leads again, the follower never", async () => {
-    const kids = new Children();
-    try {
+  it("elect: a short disconnect (no expiry) revokes the child; once back, the leader stands where it was and leads again, the follower never", () =>
+    withChildren(async (kids) => {
       const path = `${root}/blip`;
       const proxy = await proxied();
-      const a = await supervisor(["elect", "--id", "blip", path, "--", ...kids.command()], proxy.connectString);
-      const first = await kids.started(1);
-      const b = await supervisor(["elect", "--id", "steady", path, "--", ...kids.command()]);
-      await until("two candidates", async () => (await children(path)).length === 2);
+      const { a, first, b } = await leaderAndFollower(kids, path, { id: "blip", server: proxy.connectString }, { id: "steady" });
       const before = await children(path);
       proxy.refuse(true);
       proxy.reset();
@@ -513,12 +460,6 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       assert.equal((await a.cli.done).code, 0);
       const third = await kids.started(3);
       assert.equal(third.id, "steady");
-      kids.stop(third, 0);
-      assert.equal((await b.cli.done).code, 0);
-      await kids.gone(third);
-      kids.assertSerial(true);
-    } finally {
-      kids.close();
-    }
-  }, 60_000);
+      await exitWith(kids, third, b);
+    }, true), 60_000);
 });
