@@ -72,21 +72,24 @@ const RESPONSE_TOO_BIG = 52;
 /** A failed attempt at one KDC: the reason without the endpoint (it is added when listed). */
 class AttemptFailed extends Error {}
 
-/** The default UDP exchange on node:dgram (a connected socket: an ICMP refusal fails at once). */
-export const dgramExchange: UdpExchange = (target, request, { timeoutMs, signal, clock = systemClock }) =>
-  new Promise<Uint8Array>((resolve, reject) => {
-    const socket = createSocket(isIP(target.host) === 6 ? "udp6" : "udp4");
+type Finish = (error: Error | undefined, reply?: Uint8Array) => void;
+
+/**
+ * One exchange with one KDC, settled once: by `finish` (a reply or an error), by the timeout, or by `signal`.
+ * `start` sends the request and returns what to release once it settles; `settled()` tells a late callback it is moot.
+ */
+function exchangeOnce(
+  timeoutMs: number, clock: Pick<Clock, "setTimeout" | "clearTimeout">, signal: AbortSignal | undefined, start: (finish: Finish, settled: () => boolean) => () => void,
+): Promise<Uint8Array> {
+  return new Promise<Uint8Array>((resolve, reject) => {
     let done = false;
-    const finish = (error: Error | undefined, reply?: Uint8Array): void => {
+    let release: (() => void) | null = null;
+    const finish: Finish = (error, reply) => {
       if (done) return;
       done = true;
       clock.clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
-      try {
-        socket.close();
-      } catch {
-        // already closed
-      }
+      release?.();
       if (error !== undefined) reject(error);
       else resolve(reply ?? new Uint8Array(0));
     };
@@ -94,6 +97,16 @@ export const dgramExchange: UdpExchange = (target, request, { timeoutMs, signal,
     const timer = clock.setTimeout(() => finish(new AttemptFailed(`no answer within ${timeoutMs} ms`)), timeoutMs);
     if (signal?.aborted) return onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
+    const started = start(finish, () => done);
+    if (done) started(); // it settled while starting
+    else release = started;
+  });
+}
+
+/** The default UDP exchange on node:dgram (a connected socket: an ICMP refusal fails at once). */
+export const dgramExchange: UdpExchange = (target, request, { timeoutMs, signal, clock = systemClock }) =>
+  exchangeOnce(timeoutMs, clock, signal, (finish) => {
+    const socket = createSocket(isIP(target.host) === 6 ? "udp6" : "udp4");
     socket.on("error", (e: Error & { code?: string }) => finish(new AttemptFailed(e.code ? `${e.code}` : e.message)));
     socket.on("message", (msg: Uint8Array) => finish(undefined, new Uint8Array(msg)));
     try {
@@ -105,31 +118,23 @@ export const dgramExchange: UdpExchange = (target, request, { timeoutMs, signal,
     } catch (e) {
       finish(new AttemptFailed((e as Error).message));
     }
+    return () => {
+      try {
+        socket.close();
+      } catch {
+        // already closed
+      }
+    };
   });
 
 /** One request over TCP through `dial`: the 4-byte length, the message; the same framing back. */
 export function tcpExchange(dial: Dialer, target: HostPort, request: Uint8Array, timeoutMs: number, clock: Pick<Clock, "setTimeout" | "clearTimeout">, signal?: AbortSignal): Promise<Uint8Array> {
-  return new Promise<Uint8Array>((resolve, reject) => {
+  return exchangeOnce(timeoutMs, clock, signal, (finish, settled) => {
     const controller = new AbortController();
     let link: Link | undefined;
-    let done = false;
     const chunks: Uint8Array[] = [];
     let have = 0;
     let need = -1;
-    const finish = (error: Error | undefined, reply?: Uint8Array): void => {
-      if (done) return;
-      done = true;
-      clock.clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      controller.abort(error ?? new AttemptFailed("done"));
-      link?.close();
-      if (error !== undefined) reject(error);
-      else resolve(reply ?? new Uint8Array(0));
-    };
-    const onAbort = (): void => finish(new AttemptFailed("aborted"));
-    const timer = clock.setTimeout(() => finish(new AttemptFailed(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener("abort", onAbort, { once: true });
     const all = (): Uint8Array => {
       const out = new Uint8Array(have);
       let at = 0;
@@ -141,7 +146,7 @@ export function tcpExchange(dial: Dialer, target: HostPort, request: Uint8Array,
     };
     const handlers = {
       onData(chunk: Uint8Array): void {
-        if (done) return;
+        if (settled()) return;
         chunks.push(new Uint8Array(chunk));
         have += chunk.length;
         if (need < 0 && have >= 4) {
@@ -164,7 +169,7 @@ export function tcpExchange(dial: Dialer, target: HostPort, request: Uint8Array,
     };
     dial(target, handlers, { timeoutMs, signal: controller.signal }).then(
       (l) => {
-        if (done) {
+        if (settled()) {
           l.close();
           return;
         }
@@ -179,6 +184,10 @@ export function tcpExchange(dial: Dialer, target: HostPort, request: Uint8Array,
         finish(new AttemptFailed(err?.code ? `${err.code}` : (err?.message ?? String(e))));
       },
     );
+    return () => {
+      controller.abort(new AttemptFailed("done"));
+      link?.close();
+    };
   });
 }
 
