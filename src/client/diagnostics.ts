@@ -86,17 +86,35 @@ const watchChannel = dc.channel(CHANNELS.watch) as unknown as EventChannel;
 const traced = (t: Tracing): boolean =>
   t.start.hasSubscribers || t.end.hasSubscribers || t.asyncStart.hasSubscribers || t.asyncEnd.hasSubscribers || t.error.hasSubscribers;
 
+// The last session id and server seen, as the channels carry them: a traced call of the same session on the same
+// link (nearly every one) reuses them instead of formatting a bigint and splitting "host:port" again.
+let lastId = -1n;
+let lastHex = "";
+let lastRemote: string | null = null;
+let lastHost = "";
+let lastPort = 0;
+
 /** A session id as the channels carry it: 16 hex digits. */
 export function sessionHex(id: bigint): string {
-  return id.toString(16).padStart(16, "0");
+  if (id !== lastId) {
+    lastHex = id.toString(16).padStart(16, "0");
+    lastId = id;
+  }
+  return lastHex;
 }
 
-/** Where a call goes out: "host:port" split (an IPv6 host comes in brackets), or nothing while not connected. */
-function server(remote: string | null): { serverAddress?: string; serverPort?: number } {
-  if (remote === null) return {};
-  const at = remote.lastIndexOf(":");
-  const host = remote.slice(0, at);
-  return { serverAddress: host.startsWith("[") ? host.slice(1, -1) : host, serverPort: Number(remote.slice(at + 1)) };
+/** Where a call goes out: "host:port" split (an IPv6 host comes in brackets), into `context`; nothing while not connected. */
+function setServer(context: RequestContext, remote: string | null): void {
+  if (remote === null) return;
+  if (remote !== lastRemote) {
+    const at = remote.lastIndexOf(":");
+    const host = remote.slice(0, at);
+    lastHost = host.startsWith("[") ? host.slice(1, -1) : host;
+    lastPort = Number(remote.slice(at + 1));
+    lastRemote = remote;
+  }
+  context.serverAddress = lastHost;
+  context.serverPort = lastPort;
 }
 
 /** What a traced client gives the channels. */
@@ -120,7 +138,9 @@ export function tracingRequests(): boolean {
  */
 export function traceRequest<T>(zk: Traceable, operation: string, path: string | undefined, run: () => Promise<T>): Promise<T> {
   built.requests++;
-  const context: RequestContext = { operation, ...(path === undefined ? {} : { path }), ...server(zk.remoteAddress), sessionId: sessionHex(zk.sessionId) };
+  const context: RequestContext = { operation, sessionId: sessionHex(zk.sessionId) };
+  if (path !== undefined) context.path = path;
+  setServer(context, zk.remoteAddress);
   return requestTrace.tracePromise(run, context);
 }
 
