@@ -1,15 +1,16 @@
 // zookeeper-ts/otel: an OpenTelemetry bridge over the client's diagnostics channels. It depends only on
 // @opentelemetry/api (an optional peer dependency); the SDK, exporters and context manager are the
 // application's. One CLIENT span per operation, named "{operation} {path}" ("multi" for multi), whose
-// parent is the caller's active span; the histogram db.client.operation.duration (seconds). Session state
+// parent is the caller's active span (for a call made by another public call, that call's span); the histogram db.client.operation.duration (seconds). Session state
 // changes become span events on the calls in flight when they happen, and election and lock events span
 // events on the span active where the recipe emitted them (on a span "{election|lock} {path}" of their own
 // when none is open there): @opentelemetry/api has no log records (those are
 // @opentelemetry/api-logs, a second dependency), and an event next to the calls it explains (a call slowed
 // or failed by a disconnect; leadership changing inside the application's own span) is where a reader of a
 // trace looks. Time is read on systemClock (performance.now(), as OpenTelemetry reads it), not on a client's Clock.
+import { AsyncLocalStorage } from "node:async_hooks";
 import * as dc from "node:diagnostics_channel";
-import { type Histogram, type MeterProvider, type Span, SpanKind, SpanStatusCode, type TracerProvider, context, metrics, trace } from "@opentelemetry/api";
+import { type Context, type Histogram, type MeterProvider, type Span, SpanKind, SpanStatusCode, type TracerProvider, context, metrics, trace } from "@opentelemetry/api";
 import { systemClock } from "../client/clock.ts";
 import { CHANNELS, type RequestContext, type SessionMessage } from "../client/diagnostics.ts";
 
@@ -43,6 +44,20 @@ interface Handlers {
 interface TracingSubscribable {
   subscribe(handlers: Handlers): void;
   unsubscribe(handlers: Handlers): void;
+  readonly start: {
+    bindStore?<T>(store: AsyncLocalStorage<T>, transform: (message: unknown) => T): void;
+    unbindStore?<T>(store: AsyncLocalStorage<T>): boolean;
+  };
+}
+
+/**
+ * What runs inside one traced call (its code and what it awaits): the call's span as a parent for the public calls
+ * it makes itself (deleteRecursive's listings and deletes, create's parents), as long as the application's
+ * active context is still `outer`, the one the call was made in. A context the application opened since wins.
+ */
+interface Within {
+  outer: Context;
+  inner: Context;
 }
 
 const errorType = (e: unknown): string => {
@@ -65,18 +80,32 @@ export function instrument(options: InstrumentOptions = {}): () => void {
   const spans = new WeakMap<object, { span: Span; started: number }>();
   const inFlight = new Map<string, Set<Span>>(); // by session id: the spans a state change is told to
 
+  const within = new AsyncLocalStorage<Within>();
+  /** Opens the call's span, in the caller's context; what the call's own code then runs within. */
+  const open = (message: unknown): Within => {
+    const c = message as RequestContext;
+    const active = context.active();
+    const enclosing = within.getStore();
+    const parent = enclosing !== undefined && enclosing.outer === active ? enclosing.inner : active;
+    const attributes: Record<string, string | number> = { "db.system.name": SYSTEM, "db.operation.name": c.operation };
+    if (c.serverAddress !== undefined) attributes["server.address"] = c.serverAddress;
+    if (c.serverPort !== undefined) attributes["server.port"] = c.serverPort;
+    const name = c.path === undefined ? c.operation : `${c.operation} ${c.path}`;
+    const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
+    spans.set(c, { span, started: systemClock.now() });
+    let set = inFlight.get(c.sessionId);
+    if (!set) inFlight.set(c.sessionId, (set = new Set()));
+    set.add(span);
+    return { outer: active, inner: trace.setSpan(parent, span) };
+  };
+  const requestTrace = dc.tracingChannel(CHANNELS.request) as unknown as TracingSubscribable;
+  // Node, Bun and Deno bind a store to the start channel (tracePromise runs the call inside it); without that the
+  // span is opened by the start event, and a call's own calls are its siblings.
+  const bound = typeof requestTrace.start.bindStore === "function" && typeof requestTrace.start.unbindStore === "function";
+
   const request: Handlers = {
     start(message) {
-      const c = message as RequestContext;
-      const attributes: Record<string, string | number> = { "db.system.name": SYSTEM, "db.operation.name": c.operation };
-      if (c.serverAddress !== undefined) attributes["server.address"] = c.serverAddress;
-      if (c.serverPort !== undefined) attributes["server.port"] = c.serverPort;
-      const name = c.path === undefined ? c.operation : `${c.operation} ${c.path}`;
-      const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, context.active());
-      spans.set(c, { span, started: systemClock.now() });
-      let set = inFlight.get(c.sessionId);
-      if (!set) inFlight.set(c.sessionId, (set = new Set()));
-      set.add(span);
+      if (!bound) open(message);
     },
     end() {},
     asyncStart() {},
@@ -127,7 +156,7 @@ export function instrument(options: InstrumentOptions = {}): () => void {
   const onElection = onRecipe("election");
   const onLock = onRecipe("lock");
 
-  const requestTrace = dc.tracingChannel(CHANNELS.request) as unknown as TracingSubscribable;
+  if (bound) requestTrace.start.bindStore!(within, open);
   requestTrace.subscribe(request);
   dc.subscribe(CHANNELS.session, onSession);
   dc.subscribe(CHANNELS.election, onElection);
@@ -137,6 +166,7 @@ export function instrument(options: InstrumentOptions = {}): () => void {
     if (!on) return;
     on = false;
     requestTrace.unsubscribe(request);
+    if (bound) requestTrace.start.unbindStore!(within);
     dc.unsubscribe(CHANNELS.session, onSession);
     dc.unsubscribe(CHANNELS.election, onElection);
     dc.unsubscribe(CHANNELS.lock, onLock);

@@ -228,4 +228,64 @@ describe("observability: diagnostics channels and the OpenTelemetry bridge (real
       await meterProvider.shutdown();
     }
   }, 60_000);
+
+  it("the OpenTelemetry bridge: a call's own calls are its children (deleteRecursive), and a context the application opens inside a call wins", async () => {
+    const manager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(manager);
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const off = instrument({ tracerProvider });
+    const tree = `${root}/nested`;
+    try {
+      await zk.create(tree);
+      await zk.create(`${tree}/a`);
+      await zk.create(`${tree}/a/deep`);
+      await zk.create(`${tree}/b`);
+      exporter.reset();
+      const app = tracerProvider.getTracer("app");
+      await app.startActiveSpan("cleanup", async (span) => {
+        await zk.deleteRecursive(tree);
+        await zk.exists(tree); // after it: the caller's span again
+        span.end();
+      });
+      const spans = exporter.getFinishedSpans();
+      const byId = new Map(spans.map((s) => [s.spanContext().spanId, s.name]));
+      const parentOf = (name: string): (string | undefined)[] => spans.filter((s) => s.name === name).map((s) => byId.get(s.parentSpanContext?.spanId ?? ""));
+      assert.deepEqual(parentOf(`deleteRecursive ${tree}`), ["cleanup"]);
+      assert.deepEqual(parentOf(`exists ${tree}`), ["cleanup"]);
+      const inner = spans.filter((s) => !["cleanup", `deleteRecursive ${tree}`, `exists ${tree}`].includes(s.name));
+      assert.ok(inner.some((s) => s.name === `getChildren ${tree}`), spans.map((s) => s.name).join(", "));
+      for (const s of inner) assert.equal(byId.get(s.parentSpanContext?.spanId ?? ""), `deleteRecursive ${tree}`, `${s.name}: under the call that made it`);
+
+      // The rule, driven on the channel itself (a call's code never runs application code on this client): inside a
+      // call, a call made in the same application context nests under it; one made in a context opened since does not.
+      exporter.reset();
+      const channel = dc.tracingChannel("zookeeper-ts:request") as unknown as { tracePromise<T>(fn: () => Promise<T>, ctx: object): Promise<T> };
+      const ctx = (operation: string, path: string): RequestContext => ({ operation, path, sessionId: "0".repeat(16) });
+      await app.startActiveSpan("app", async (span) => {
+        await channel.tracePromise(async () => {
+          await channel.tracePromise(async () => {}, ctx("getData", "/same-context"));
+          await app.startActiveSpan("opened inside", async (mine) => {
+            await channel.tracePromise(async () => {}, ctx("getData", "/new-context"));
+            mine.end();
+          });
+        }, ctx("deleteRecursive", "/outer"));
+        span.end();
+      });
+      const driven = exporter.getFinishedSpans();
+      const names = new Map(driven.map((s) => [s.spanContext().spanId, s.name]));
+      const parents = Object.fromEntries(driven.map((s) => [s.name, names.get(s.parentSpanContext?.spanId ?? "") ?? null]));
+      assert.deepEqual(parents, {
+        app: null,
+        "deleteRecursive /outer": "app",
+        "getData /same-context": "deleteRecursive /outer",
+        "opened inside": "app", // OpenTelemetry's own context does not know the bridge's span
+        "getData /new-context": "opened inside",
+      });
+    } finally {
+      off();
+      context.disable();
+      trace.disable();
+    }
+  }, 60_000);
 });
