@@ -33,18 +33,39 @@ export const systemClock: Clock = {
  * process was not running on time (SIGSTOP, a long GC, a blocked loop).
  */
 export function lateAware(clock: Clock, onLate: () => void, lateMs = 100): Clock {
-  return {
-    now: () => clock.now(),
-    setTimeout: (fn, ms) => {
-      const due = clock.now() + ms;
-      return clock.setTimeout(() => {
-        if (clock.now() - due > lateMs) onLate();
-        fn();
-      }, ms);
-    },
-    clearTimeout: (handle) => clock.clearTimeout(handle),
-    ...(clock.wallTime ? { wallTime: () => clock.wallTime!() } : {}),
-  };
+  return new LateAwareClock(clock, onLate, lateMs);
+}
+
+/** lateAware's clock: one object per session, its methods shared (a closure per method was four per session). */
+class LateAwareClock implements Clock {
+  private readonly clock: Clock;
+  private readonly onLate: () => void;
+  private readonly lateMs: number;
+  declare readonly wallTime?: () => number;
+
+  constructor(clock: Clock, onLate: () => void, lateMs: number) {
+    this.clock = clock;
+    this.onLate = onLate;
+    this.lateMs = lateMs;
+    if (clock.wallTime) this.wallTime = () => clock.wallTime!();
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    const clock = this.clock;
+    const due = clock.now() + ms;
+    return clock.setTimeout(() => {
+      if (clock.now() - due > this.lateMs) this.onLate();
+      fn();
+    }, ms);
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.clock.clearTimeout(handle);
+  }
 }
 
 /** Waits `ms` on `clock`; resolves early when `signal` aborts (or has). */

@@ -39,12 +39,18 @@ export interface DialContext {
   resume: { id: bigint; password: Uint8Array } | null;
   /** Where the connection reports (notifications, zxids, stalls, its end) and takes its xids from. */
   owner: ConnectionOwner;
+  /** Where the attempt reports (the session). */
+  session: AttemptOwner;
+}
+
+/** What an attempt tells the session (methods of the session: nothing is made per attempt). */
+export interface AttemptOwner {
   /** The session ended (or is closing): give up this attempt. */
-  stopped(): boolean;
+  attemptStopped(): boolean;
   /** The attempt's connection exists (so ending the session can close it). */
   attempting(c: Connection): void;
   /** The handshake is accepted: learn the session's id, password and timeout. */
-  accepted(res: ConnectResponse, c: Connection): void;
+  accepted(res: ConnectResponse): void;
 }
 
 /** A new session's ConnectRequest password: 16 zero bytes (only ever read). */
@@ -63,7 +69,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
       if (e instanceof SaslRefused) return { kind: "fatal", state: "authFailed", code: ErrorCode.AUTHFAILED, reason: e.message };
       return { kind: "failed", error: e as Error };
     }
-    if (x.stopped()) return { kind: "stopped" };
+    if (x.session.attemptStopped()) return { kind: "stopped" };
   }
   // The connection exists before its link and is the link's handlers: a runtime may report the TLS 1.3 refusal
   // (an error, then close) in the same turn as the handshake, before the dial's promise resumes this function.
@@ -73,11 +79,11 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   } catch (e) {
     return { kind: "failed", error: e as Error };
   }
-  if (x.stopped()) {
+  if (x.session.attemptStopped()) {
     c.close("the session ended while connecting");
     return { kind: "stopped" };
   }
-  x.attempting(c);
+  x.session.attempting(c);
   const handshake = c.connect(
     {
       protocolVersion: 0,
@@ -105,7 +111,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
     c.close("server answered with another session");
     return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `server 0x${res.sessionId.toString(16)} answered for session 0x${id.toString(16)}` };
   }
-  x.accepted(res, c);
+  x.session.accepted(res);
   c.startTimers(res.timeOut);
   return { kind: "established", conn: c, res, mech };
 }

@@ -35,7 +35,12 @@ const SINCE: Record<Feature, string> = {
   eventZxid: "3.9",
 };
 
+/** What a server of `generation` supports (one frozen object per generation, shared: it never changes). */
 export function featuresOf(generation: ServerGeneration): ServerFeatures {
+  return FEATURES[generation];
+}
+
+function describe(generation: ServerGeneration): ServerFeatures {
   const v35 = generation !== "3.4";
   const v39 = generation === "3.9+";
   return Object.freeze({
@@ -53,6 +58,8 @@ export function featuresOf(generation: ServerGeneration): ServerFeatures {
     eventZxid: v39,
   });
 }
+
+const FEATURES: Readonly<Record<ServerGeneration, ServerFeatures>> = { "3.4": describe("3.4"), "3.5-3.8": describe("3.5-3.8"), "3.9+": describe("3.9+") };
 
 /** The reason `needs` cannot go to a server with `f`, or null when it can. */
 export function unsupported(f: ServerFeatures, needs: Needs | undefined): string | null {

@@ -8,7 +8,7 @@ import type { HostPort } from "../../protocol/connect-string.ts";
 import { Ops } from "../../protocol/ops.ts";
 import type { ConnectResponse, WatcherEvent } from "../../protocol/records.ts";
 import type { Connection, ConnectionOwner } from "../wire/connection.ts";
-import { type DialContext, type Outcome, establish, leftTheList } from "./dial.ts";
+import { type AttemptOwner, type DialContext, type Outcome, establish, leftTheList } from "./dial.ts";
 import { ZooKeeperError } from "../errors.ts";
 import { type ServerFeatures, featuresOf, learnFeatures, unsupported } from "./features.ts";
 import { HostList } from "./hosts.ts";
@@ -18,7 +18,7 @@ import { ReadOnlyProbe } from "./readonly-probe.ts";
 import { type Call, type CallSpec, Pending, type Send, answer } from "../wire/request.ts";
 import { type SaslClient, SaslRefused, saslExchange, saslRejected } from "../sasl/exchange.ts";
 import type { Logger, SessionState } from "../types.ts";
-import { type Clock, lateAware, sleepOn, systemClock } from "../clock.ts";
+import { type Clock, type TimerHandle, lateAware, sleepOn, systemClock } from "../clock.ts";
 import { CLOSED_REASON, type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
 import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "../transport/tls-errors.ts";
@@ -29,7 +29,7 @@ export type { SaslClient, SessionOptions };
 
 const KEEPER_STATE = { expired: KeeperState.Expired, authFailed: KeeperState.AuthFailed, closed: KeeperState.Closed } as const;
 
-export class Session implements ConnectionOwner {
+export class Session implements ConnectionOwner, AttemptOwner {
   negotiatedTimeout = 0;
   lastZxid = 0n;
   /** What the server of the current (or last) connection supports; re-learnt on every connection. */
@@ -62,6 +62,8 @@ export class Session implements ConnectionOwner {
   private lastDialError: Error | null = null;
   private certFailures = 0;
   private loop: Promise<void> | null = null;
+  /** start()'s connect timeout, until connect()'s promise settles (cleared right there, not by a reaction to it). */
+  private connectTimer: TimerHandle | null = null;
 
   constructor(o: SessionOptions) {
     this.o = o;
@@ -137,15 +139,14 @@ export class Session implements ConnectionOwner {
 
   /** Runs the connect loop; resolves once the first session is established. */
   start(): Promise<void> {
-    const timer = this.timers.setTimeout(() => {
+    this.connectTimer = this.timers.setTimeout(() => {
+      this.connectTimer = null;
       if (this.phase.kind !== "connecting") return;
       // Every host refused (or its name did not resolve) on its last dial: say that, not just the last error.
       const unreachable = this.hosts.unreachable();
       const last = unreachable !== null ? `: ${unreachable}` : this.lastDialError ? `; last error: ${this.lastDialError.message}` : "";
       this.end("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.o.connectTimeout} ms${last}`);
     }, this.o.connectTimeout);
-    const clear = (): void => this.timers.clearTimeout(timer);
-    this.first.promise.then(clear, clear);
     this.loop = this.run();
     return this.first.promise;
   }
@@ -161,7 +162,7 @@ export class Session implements ConnectionOwner {
     if (prev.kind === "disconnected" && prev.expiry !== null) this.timers.clearTimeout(prev.expiry);
     if (next.kind === "closing" || next.kind === "ended") this.halt?.abort("the session is closing");
     if (next.kind === "connected" && !this.first.settled) {
-      this.first.settled = true;
+      this.firstSettled();
       this.first.resolve();
     }
     if (next.kind === "ended") this.failEverything(prev, next);
@@ -170,7 +171,8 @@ export class Session implements ConnectionOwner {
       this.shown = shown;
       this.o.onState(shown);
     }
-    if (next.kind === "ended") {
+    if (next.kind === "ended" && !this.o.watches.isEmpty) {
+      // Nobody to tell when no watch is left (most sessions end so): no event is built.
       this.o.onSessionEvent(KEEPER_STATE[next.state]);
       this.o.watches.clear();
     }
@@ -185,9 +187,16 @@ export class Session implements ConnectionOwner {
     const error = (): ZooKeeperError => (err ??= new ZooKeeperError(end.code, end.reason));
     for (const a of this.auths) for (const w of a.waiters.splice(0)) w.reject(error());
     if (!this.first.settled) {
-      this.first.settled = true;
+      this.firstSettled();
       this.first.reject(error());
     }
+  }
+
+  /** connect()'s promise is about to settle: the connect timeout has done its part. */
+  private firstSettled(): void {
+    this.first.settled = true;
+    if (this.connectTimer !== null) this.timers.clearTimeout(this.connectTimer);
+    this.connectTimer = null;
   }
 
   /** Enters the final state (once): fails everything, tells every watcher, stops the loop. */
@@ -301,22 +310,35 @@ export class Session implements ConnectionOwner {
       // A session made by a read-only server is only valid there: start over until a r/w server was seen.
       resume: id?.global ? id : null,
       owner: this,
-      stopped: () => !this.dialling,
-      attempting: (c) => {
-        const p = this.phase;
-        if (p.kind === "connecting" || p.kind === "disconnected") p.attempt = c;
-      },
-      accepted: (res) => {
-        this.negotiatedTimeout = res.timeOut;
-        this.identity = { id: res.sessionId, password: res.passwd, global: (id?.global ?? false) || !res.readOnly };
-        this.lastHeard = this.clock.now();
-        const p = this.phase;
-        if (p.kind === "disconnected" && p.expiry !== null) {
-          this.timers.clearTimeout(p.expiry);
-          p.expiry = null;
-        }
-      },
+      session: this,
     };
+  }
+
+  // --- what an attempt reports (AttemptOwner: methods, not closures made per attempt) ---
+
+  /** The session ended (or is closing): the attempt gives up. */
+  attemptStopped(): boolean {
+    return !this.dialling;
+  }
+
+  /** The attempt's connection exists (so ending the session can close it). */
+  attempting(c: Connection): void {
+    const p = this.phase;
+    if (p.kind === "connecting" || p.kind === "disconnected") p.attempt = c;
+  }
+
+  /** The handshake is accepted: the session's id, password and timeout. */
+  accepted(res: ConnectResponse): void {
+    this.negotiatedTimeout = res.timeOut;
+    // The identity the attempt was made with (accepted() is the only change to it while an attempt runs).
+    const id = this.identity;
+    this.identity = { id: res.sessionId, password: res.passwd, global: (id?.global ?? false) || !res.readOnly };
+    this.lastHeard = this.clock.now();
+    const p = this.phase;
+    if (p.kind === "disconnected" && p.expiry !== null) {
+      this.timers.clearTimeout(p.expiry);
+      p.expiry = null;
+    }
   }
 
   /** The SASL exchange on a fresh connection, before anything else is sent on it. */

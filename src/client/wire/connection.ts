@@ -69,7 +69,9 @@ export class Connection implements LinkHandlers {
   private readonly now: () => number;
   private readonly inFlight = new Fifo<Pending>();
   private readonly authInFlight = new Fifo<Pending>();
+  /** connect()'s promise while the ConnectResponse is awaited, and its timer (fields: no closures per handshake). */
   private handshake: { resolve(r: ConnectResponse): void; reject(e: Error): void } | null = null;
+  private handshakeTimer: TimerHandle | null = null;
   private outbox: Uint8Array[] = [];
   private outboxBytes = 0;
   private flushScheduled = false;
@@ -208,17 +210,8 @@ export class Connection implements LinkHandlers {
         reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, this.closedReason));
         return;
       }
-      const timer = this.clock.setTimeout(() => this.close(`no ConnectResponse from ${this.remote} within ${timeoutMs} ms`), timeoutMs);
-      this.handshake = {
-        resolve: (r) => {
-          this.clock.clearTimeout(timer);
-          resolve(r);
-        },
-        reject: (e) => {
-          this.clock.clearTimeout(timer);
-          reject(e);
-        },
-      };
+      this.handshakeTimer = this.clock.setTimeout(() => this.close(`no ConnectResponse from ${this.remote} within ${timeoutMs} ms`), timeoutMs);
+      this.handshake = { resolve, reject };
       // Written alone: the Java client does not pipeline behind it because a server that answers
       // "expired" closes at once and a concurrent write could provoke an RST that eats the answer.
       this.handshakeSentAt = this.now();
@@ -370,8 +363,7 @@ export class Connection implements LinkHandlers {
 
   private handleFrame(r: JuteReader): void {
     if (this.handshake) {
-      const h = this.handshake;
-      this.handshake = null;
+      const h = this.endHandshake();
       const res = readConnectResponse(r);
       this.acked = this.handshakeSentAt;
       h.resolve(res);
@@ -408,6 +400,15 @@ export class Connection implements LinkHandlers {
     head.onReply(err, err === 0 ? r : null);
   }
 
+  /** The handshake's promise, to settle now; its timer stops. */
+  private endHandshake(): { resolve(r: ConnectResponse): void; reject(e: Error): void } {
+    const h = this.handshake!;
+    this.handshake = null;
+    this.clock.clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = null;
+    return h;
+  }
+
   private ack(sentAt: number | undefined): void {
     if (sentAt !== undefined && sentAt > this.acked) this.acked = sentAt;
   }
@@ -425,8 +426,7 @@ export class Connection implements LinkHandlers {
     this.link?.close();
     this.log.debug(`zookeeper: connection closed: ${reason}`);
     if (this.handshake) {
-      const h = this.handshake;
-      this.handshake = null;
+      const h = this.endHandshake();
       // The link's own error stays reachable (e.g. a TLS alert code that makes retrying pointless).
       h.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, reason, { cause }));
     }
