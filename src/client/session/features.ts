@@ -156,31 +156,34 @@ export interface Verdict {
  */
 export function learnFeatures(conn: Connection, lastSeen: ServerMemory, send: Send, later: Verdict): Promise<ServerFeatures> {
   const seen = lastSeen.get(conn.remote);
-  const probed = probeFeatures(conn, lastSeen, seen, new Probes(send, conn));
-  if (seen === undefined || seen === "3.4") return probed;
-  probed.then(later.learnt, later.failed);
+  if (seen === undefined || seen === "3.4") return probeFeatures(conn, lastSeen, new Probes(send, conn));
+  // Nobody waits for these (the session is connected on what the server had): they are built and sent
+  // just before the link's next frame, in its write, so they cost no write of their own, and nothing at
+  // all (not even their Probes) when the link ends first (connect + close: closeSession goes alone).
+  conn.beforeNextWrite(() => probeAgain(conn, lastSeen, new Probes(send, conn)).then(later.learnt, later.failed));
   return Promise.resolve(featuresOf(seen));
 }
 
-/** Runs the probes on a fresh connection (nothing else in flight but auth and none of our watches); `seen`: what lastSeen held. */
-async function probeFeatures(conn: Connection, lastSeen: ServerMemory, seen: ServerGeneration | undefined, probes: Probes): Promise<ServerFeatures> {
+/** The probes of a server seen before at 3.5+, both sent now (in the write being gathered), then their replies read. */
+async function probeAgain(conn: Connection, lastSeen: ServerMemory, probes: Probes): Promise<ServerFeatures> {
   const remote = conn.remote;
-  if (seen !== undefined && seen !== "3.4") {
-    // Nobody waits for these (the session is connected on what the server had): they are built and sent
-    // just before the link's next frame, in its write, so they cost no write of their own, and nothing at
-    // all when the link ends first (connect + close: closeSession goes alone).
-    const [config, removal] = await new Promise<[Promise<number>, Promise<number>]>((sent) => conn.beforeNextWrite(() => sent([probes.config(), probes.removal()])));
-    removal.catch(() => {}); // awaited below, unless the first probe already decided
-    const c = await config;
-    if (c === ErrorCode.NONODE) {
-      // Now a 3.4 server (downgraded): it drops this link on the removeWatches already sent. Reconnect,
-      // and probe one at a time from now on.
-      remember(lastSeen, remote, "3.4");
-      throw new Error(`server ${remote} is now ZooKeeper 3.4`);
-    }
-    refuseWithoutSasl(c);
-    return featuresOf(remember(lastSeen, remote, (await removal) === ErrorCode.NOWATCHER ? "3.9+" : "3.5-3.8"));
+  const config = probes.config();
+  const removal = probes.removal();
+  removal.catch(() => {}); // awaited below, unless the first probe already decided
+  const c = await config;
+  if (c === ErrorCode.NONODE) {
+    // Now a 3.4 server (downgraded): it drops this link on the removeWatches already sent. Reconnect,
+    // and probe one at a time from now on.
+    remember(lastSeen, remote, "3.4");
+    throw new Error(`server ${remote} is now ZooKeeper 3.4`);
   }
+  refuseWithoutSasl(c);
+  return featuresOf(remember(lastSeen, remote, (await removal) === ErrorCode.NOWATCHER ? "3.9+" : "3.5-3.8"));
+}
+
+/** Runs the probes one after the other on a fresh connection to a server never seen or seen at 3.4 (nothing else in flight but auth and none of our watches). */
+async function probeFeatures(conn: Connection, lastSeen: ServerMemory, probes: Probes): Promise<ServerFeatures> {
+  const remote = conn.remote;
   const config = await probes.config();
   if (config === ErrorCode.NONODE) return featuresOf(remember(lastSeen, remote, "3.4"));
   refuseWithoutSasl(config);

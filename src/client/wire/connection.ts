@@ -214,8 +214,10 @@ export class Connection implements LinkHandlers {
       this.handshake = { resolve, reject };
       // Written alone: the Java client does not pipeline behind it because a server that answers
       // "expired" closes at once and a concurrent write could provoke an RST that eats the answer.
-      this.handshakeSentAt = this.now();
-      this.writeNow(encodeFrame((w) => writeConnectRequest(w, req)));
+      // One reading of the clock for both: the request is sent as it is written.
+      const at = this.now();
+      this.handshakeSentAt = at;
+      this.writeNow(encodeFrame((w) => writeConnectRequest(w, req)), at);
     });
   }
 
@@ -348,8 +350,9 @@ export class Connection implements LinkHandlers {
     }
   }
 
-  private writeNow(bytes: Uint8Array): void {
-    this.lastSend = this.now();
+  /** Writes `bytes` to the link at clock time `at` (read now unless the caller just did). */
+  private writeNow(bytes: Uint8Array, at: number = this.now()): void {
+    this.lastSend = at;
     const link = this.link;
     if (link === null) return; // only before attach(), when nothing is sent
     try {
