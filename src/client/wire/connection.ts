@@ -69,9 +69,8 @@ export class Connection implements LinkHandlers {
   private readonly now: () => number;
   private readonly inFlight = new Fifo<Pending>();
   private readonly authInFlight = new Fifo<Pending>();
-  /** connect()'s promise while the ConnectResponse is awaited, and its timer (fields: no closures per handshake). */
+  /** connect()'s promise while the ConnectResponse is awaited (its deadline is the attempt's: dial.ts). */
   private handshake: { resolve(r: ConnectResponse): void; reject(e: Error): void } | null = null;
-  private handshakeTimer: TimerHandle | null = null;
   private outbox: Uint8Array[] = [];
   private outboxBytes = 0;
   private flushScheduled = false;
@@ -203,14 +202,16 @@ export class Connection implements LinkHandlers {
 
   // --- handshake ---
 
-  /** Sends the ConnectRequest and resolves with the server's ConnectResponse. */
-  connect(req: ConnectRequest, timeoutMs: number): Promise<ConnectResponse> {
+  /**
+   * Sends the ConnectRequest and resolves with the server's ConnectResponse. Its deadline is the caller's
+   * (`handshakeTimedOut`): the attempt keeps one timer for its dial and its handshake.
+   */
+  connect(req: ConnectRequest): Promise<ConnectResponse> {
     return new Promise<ConnectResponse>((resolve, reject) => {
       if (this.closedReason !== null) {
         reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, this.closedReason));
         return;
       }
-      this.handshakeTimer = this.clock.setTimeout(() => this.close(`no ConnectResponse from ${this.remote} within ${timeoutMs} ms`), timeoutMs);
       this.handshake = { resolve, reject };
       // Written alone: the Java client does not pipeline behind it because a server that answers
       // "expired" closes at once and a concurrent write could provoke an RST that eats the answer.
@@ -403,13 +404,16 @@ export class Connection implements LinkHandlers {
     head.onReply(err, err === 0 ? r : null);
   }
 
-  /** The handshake's promise, to settle now; its timer stops. */
+  /** The handshake's promise, to settle now. */
   private endHandshake(): { resolve(r: ConnectResponse): void; reject(e: Error): void } {
     const h = this.handshake!;
     this.handshake = null;
-    this.clock.clearTimeout(this.handshakeTimer);
-    this.handshakeTimer = null;
     return h;
+  }
+
+  /** No ConnectResponse came within `timeoutMs` of the ConnectRequest: the connection ends (connect() rejects). */
+  handshakeTimedOut(timeoutMs: number): void {
+    if (this.handshake !== null) this.close(`no ConnectResponse from ${this.remote} within ${timeoutMs} ms`);
   }
 
   private ack(sentAt: number | undefined): void {
