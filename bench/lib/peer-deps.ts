@@ -28,7 +28,15 @@ function installedVersion(name: string): string | undefined {
 export function ensurePeerPackages(log: (m: string) => void): { available: Set<string>; missing: Map<string, string> } {
   mkdirSync(PEER_CACHE, { recursive: true });
   const manifest = join(PEER_CACHE, "package.json");
-  if (!existsSync(manifest)) writeFileSync(manifest, JSON.stringify({ name: "zookeeper-ts-bench-peers", private: true, allowScripts: { zookeeper: true } }, null, 2) + "\n");
+  // "type": "module" as the repository's own: this file is the package scope of bench/.build/js (the compiled
+  // runners and prof.js), and without it Node parses every module there twice (CommonJS first), which
+  // bench/prof.ts's instruction counts would include.
+  if (!existsSync(manifest)) writeFileSync(manifest, JSON.stringify({ name: "zookeeper-ts-bench-peers", private: true, type: "module", allowScripts: { zookeeper: true } }, null, 2) + "\n");
+  else {
+    // A cache made before "type" was written there: add it.
+    const cached = JSON.parse(readFileSync(manifest, "utf8")) as Record<string, unknown>;
+    if (cached.type !== "module") writeFileSync(manifest, JSON.stringify({ ...cached, type: "module" }, null, 2) + "\n");
+  }
   const available = new Set<string>();
   const missing = new Map<string, string>();
   for (const p of PEER_PACKAGES) {

@@ -36,7 +36,7 @@ export interface SessionOptions {
   onState(state: SessionState): void;
   /** A notification (`zxid`: the change's, -1 before 3.9) and the watchers it triggers (a fresh array, the caller's to keep). */
   onWatchEvent(event: { type: number; state: number; path: string }, zxid: bigint, watchers: ((e: WatchedEvent) => void)[]): void;
-  /** Session-wide events (expiry, close) for every registered watcher. */
+  /** Session-wide events (expiry, close) for every registered watcher (not called when none is registered). */
   onSessionEvent(state: number): void;
   /** The process resumed from a pause and is about to read what arrived meanwhile (Connection's onResume). */
   onResume?(): void;
