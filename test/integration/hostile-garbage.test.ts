@@ -101,3 +101,24 @@ describe("a server that sends garbage after a valid handshake", () => {
     }, 60_000);
   }
 });
+
+describe("a server whose ConnectResponse is malformed", () => {
+  it("each attempt ends at once with the reason (no handshake left waiting), and connect() names it", async () => {
+    const unhandled = trackUnhandled();
+    const fake = await startFakeServer({ garbage: "short-frame", when: "handshake" });
+    const log = capturingLogger();
+    try {
+      const settled = await settle(ZooKeeper.connect(fake.connectString, { sessionTimeout: 10_000, connectTimeout: 3000, logger: log }));
+      assert.equal(settled.ok, false);
+      const err = (settled as { error: unknown }).error;
+      assert.ok(err instanceof ZooKeeperError, String(err));
+      assert.equal(err.code, ErrorCode.CONNECTIONLOSS);
+      assert.match(err.message, /no session established within 3000 ms; last error: .*malformed frame from 127\.0\.0\.1:\d+: .*short input/);
+      assert.ok(fake.accepted >= 2, `the attempt after a malformed ConnectResponse was never made (${fake.accepted} connection)`);
+      assert.deepEqual(unhandled.reasons, []);
+    } finally {
+      await fake.close();
+      unhandled.stop();
+    }
+  }, 30_000);
+});

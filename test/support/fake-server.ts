@@ -16,8 +16,8 @@ export type Garbage =
 
 export interface FakeServerOptions {
   garbage: Garbage;
-  /** When the garbage goes out: right after the ConnectResponse, or in answer to the first request. */
-  when: "afterConnect" | "firstRequest";
+  /** When the garbage goes out: in place of the ConnectResponse, right after it, or in answer to the first request. */
+  when: "handshake" | "afterConnect" | "firstRequest";
   upstream?: { host: string; port: number };
 }
 
@@ -158,6 +158,12 @@ export async function startFakeServer(opts: FakeServerOptions): Promise<FakeServ
     void (async () => {
       try {
         const frames = new Frames(s);
+        if (opts.when === "handshake") {
+          await frames.next(); // the ConnectRequest, answered with the garbage
+          sent++;
+          s.write(garbageBytes(opts.garbage, 0));
+          return;
+        }
         await handshake(s, frames, opts.upstream);
         let xid = 0;
         if (opts.when === "firstRequest") {

@@ -367,8 +367,8 @@ export class Connection implements LinkHandlers {
 
   private handleFrame(r: JuteReader): void {
     if (this.handshake) {
+      const res = readConnectResponse(r); // first: a malformed one throws while connect() can still be rejected (close)
       const h = this.endHandshake();
-      const res = readConnectResponse(r);
       this.acked = this.handshakeSentAt;
       h.resolve(res);
       return;
