@@ -7,10 +7,10 @@ import { ErrorCode } from "../../protocol/constants.ts";
 import { type HostPort, hostText } from "../../protocol/connect-string.ts";
 import type { ConnectResponse } from "../../protocol/records.ts";
 import { Connection, type ConnectionOwner } from "../wire/connection.ts";
-import type { Clock, TimerHandle } from "../clock.ts";
+import type { Clock } from "../clock.ts";
 import { type SaslClient, type SaslFactory, SaslRefused } from "../sasl/exchange.ts";
 import type { EndState } from "./session-states.ts";
-import type { Dialer, Link } from "../transport/transport.ts";
+import { Deadline, type Dialer, dialWithin } from "../transport/transport.ts";
 import type { Logger, TlsOptions } from "../types.ts";
 
 export type Outcome =
@@ -76,7 +76,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   const c = new Connection(x.owner, { target: hostText(host), maxBufferSize: x.maxBufferSize, logger: x.logger, clock: x.clock });
   const deadline = new Deadline(x.clock, perHost);
   try {
-    c.attach(await dialUntil(deadline, perHost, host, (signal) => x.dialer(host, c, { tls: x.tls, timeoutMs: perHost, signal })));
+    c.attach(await dialWithin(deadline, perHost, host, (signal) => x.dialer(host, c, { tls: x.tls, timeoutMs: perHost, signal })));
   } catch (e) {
     deadline.stop();
     return { kind: "failed", error: e as Error };
@@ -120,74 +120,6 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   x.session.accepted(res);
   c.startTimers(res.timeOut);
   return { kind: "established", conn: c, res, mech };
-}
-
-const nothing = (): void => {};
-
-/**
- * One timer for an attempt's two deadlines, the dial's and then the handshake's (each perHost from its start):
- * moving the deadline later costs no timer work; the timer armed for the earlier one, when it fires, arms
- * itself again for what is left. A connect + close sets and clears one timer here, not two of each.
- */
-class Deadline {
-  private readonly clock: Clock;
-  private at: number;
-  private timer: TimerHandle | null;
-  private onExpiry: () => void = nothing;
-
-  constructor(clock: Clock, ms: number) {
-    this.clock = clock;
-    this.at = clock.now() + ms;
-    this.timer = clock.setTimeout(this.check, ms);
-  }
-
-  /** From now on, `onExpiry` runs `ms` from now (unless stopped first). */
-  move(ms: number, onExpiry: () => void): void {
-    this.at = this.clock.now() + ms;
-    this.onExpiry = onExpiry;
-  }
-
-  /** What `move` was given runs when its time comes (`expire` for the first deadline: see dialUntil). */
-  expireWith(onExpiry: () => void): void {
-    this.onExpiry = onExpiry;
-  }
-
-  stop(): void {
-    if (this.timer !== null) this.clock.clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  private readonly check = (): void => {
-    this.timer = null;
-    const left = this.at - this.clock.now();
-    if (left > 0) this.timer = this.clock.setTimeout(this.check, left);
-    else this.onExpiry();
-  };
-}
-
-/**
- * dialWithin (transport.ts) on an attempt's Deadline: `dial` gets a signal aborted when the deadline passes;
- * rejects then, whether or not the Transport heeds the signal, and closes a link that comes later.
- */
-function dialUntil(deadline: Deadline, ms: number, target: HostPort, dial: (signal: AbortSignal) => Promise<Link>): Promise<Link> {
-  const ac = new AbortController();
-  return new Promise<Link>((resolve, reject) => {
-    deadline.expireWith(() => {
-      const e = new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`);
-      ac.abort(e);
-      reject(e);
-    });
-    dial(ac.signal).then(
-      (link) => {
-        if (ac.signal.aborted) link.close();
-        else resolve(link);
-      },
-      (e: unknown) => {
-        deadline.stop();
-        reject(e);
-      },
-    );
-  });
 }
 
 /** The host was dropped by updateServerList() while we dialled it: the session must not settle on a server that left. */

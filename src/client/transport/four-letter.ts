@@ -5,29 +5,28 @@
 import type { HostPort } from "../../protocol/connect-string.ts";
 import { concatBytes } from "../bytes.ts";
 import type { Clock } from "../clock.ts";
-import { type Dialer, type DialOptions, dialWithin } from "./transport.ts";
+import { Deadline, type Dialer, type DialOptions, dialWithin } from "./transport.ts";
 
 export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd: string, timeoutMs = 2000, tls?: DialOptions["tls"]): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let done = false;
-    let link: { close(): void } | undefined;
+    // The whole exchange, not just the dial, is bounded: a server that accepts and never answers.
+    const deadline = new Deadline(clock, timeoutMs);
     const finish = (err?: Error): void => {
       if (done) return;
       done = true;
-      clock.clearTimeout(timer);
+      deadline.stop();
       if (err) reject(err);
       else resolve(new TextDecoder().decode(concatBytes(...chunks)));
     };
-    // The whole exchange, not just the dial, is bounded: a server that accepts and never answers.
-    const timer = clock.setTimeout(() => {
-      link?.close();
-      finish(new Error(`${cmd} to ${host.host}:${host.port} timed out`));
-    }, timeoutMs);
-    dialWithin(clock, timeoutMs, host, (signal) => dialer(host, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, { tls, timeoutMs, signal }))
+    dialWithin(deadline, timeoutMs, host, (signal) => dialer(host, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, { tls, timeoutMs, signal }))
       .then((l) => {
         if (done) return l.close();
-        link = l;
+        deadline.expireWith(() => {
+          l.close();
+          finish(new Error(`${cmd} to ${host.host}:${host.port} timed out`));
+        });
         l.write(new TextEncoder().encode(cmd));
       })
       .catch((e: Error) => finish(e));

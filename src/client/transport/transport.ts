@@ -5,7 +5,7 @@
 import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { type HostPort, hostText } from "../../protocol/connect-string.ts";
-import { type Clock, systemClock } from "../clock.ts";
+import { type Clock, type TimerHandle, systemClock } from "../clock.ts";
 import type { TlsOptions } from "../types.ts";
 
 /** A duplex byte stream to one server, as a Transport gives it. */
@@ -137,26 +137,70 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
 /** The default Transport: node:net, or node:tls when `tls` is set (Node, Bun and Deno). */
 export const defaultTransport: Transport = { connect: dialSocket };
 
+const nothing = (): void => {};
+
 /**
- * Runs `dial` with a signal aborted after `ms` on `clock` (the connect timeout is the client's, not the
- * Transport's): rejects then, whether or not the Transport heeds the signal, and closes a link that comes later.
+ * One timer for successive deadlines on `clock` (a session's attempt: its dial's, then its handshake's; a
+ * four-letter word: its dial's, then its answer's): moving the deadline later costs no timer work; the timer
+ * armed for the earlier one, when it fires, arms itself again for what is left. A connect + close sets and
+ * clears one timer for its attempt, not two of each.
  */
-export function dialWithin(clock: Clock, ms: number, target: HostPort, dial: (signal: AbortSignal) => Promise<Link>): Promise<Link> {
+export class Deadline {
+  private readonly clock: Clock;
+  private at: number;
+  private timer: TimerHandle | null;
+  private onExpiry: () => void = nothing;
+
+  constructor(clock: Clock, ms: number) {
+    this.clock = clock;
+    this.at = clock.now() + ms;
+    this.timer = clock.setTimeout(this.check, ms);
+  }
+
+  /** From now on, `onExpiry` runs `ms` from now (unless stopped first). */
+  move(ms: number, onExpiry: () => void): void {
+    this.at = this.clock.now() + ms;
+    this.onExpiry = onExpiry;
+  }
+
+  /** What runs when the deadline passes, without moving it (dialWithin sets the dial's). */
+  expireWith(onExpiry: () => void): void {
+    this.onExpiry = onExpiry;
+  }
+
+  stop(): void {
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private readonly check = (): void => {
+    this.timer = null;
+    const left = this.at - this.clock.now();
+    if (left > 0) this.timer = this.clock.setTimeout(this.check, left);
+    else this.onExpiry();
+  };
+}
+
+/**
+ * Runs `dial` with a signal aborted when `deadline` passes (the connect timeout is the client's, not the
+ * Transport's, `ms` only names it): rejects then, whether or not the Transport heeds the signal, and closes a
+ * link that comes later. A failed dial stops the deadline; a link keeps it running for what follows.
+ */
+export function dialWithin(deadline: Deadline, ms: number, target: HostPort, dial: (signal: AbortSignal) => Promise<Link>): Promise<Link> {
   const ac = new AbortController();
   return new Promise<Link>((resolve, reject) => {
-    const timer = clock.setTimeout(() => {
+    deadline.expireWith(() => {
       const e = new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`);
       ac.abort(e);
       reject(e);
-    }, ms);
+    });
     dial(ac.signal).then(
       (link) => {
-        clock.clearTimeout(timer);
         if (ac.signal.aborted) link.close();
         else resolve(link);
       },
       (e: unknown) => {
-        clock.clearTimeout(timer);
+        deadline.stop();
         reject(e);
       },
     );
