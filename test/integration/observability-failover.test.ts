@@ -3,14 +3,13 @@
 // spans rendered as a tree (test/support/span-tree.ts) and its shape asserted.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { SpanKind, context, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { SpanKind } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { otelSdk } from "../support/otel-sdk.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { parentId, renderSpanTree } from "../support/span-tree.ts";
 import { nextEvent } from "../support/wait.ts";
 import { LeaderElection, ZooKeeper } from "../../src/index.ts";
-import { instrument } from "../../src/otel/index.ts";
 import { uniqueRoot } from "./client-util.ts";
 
 describe("observability: a LeaderElection failover as a trace (real server, OpenTelemetry SDK)", () => {
@@ -30,11 +29,7 @@ describe("observability: a LeaderElection failover as a trace (real server, Open
   });
 
   it("the leader's client closes: the election's calls under the test's span, elected and revoked as span events, the new leader elected", async () => {
-    const manager = new AsyncLocalStorageContextManager().enable();
-    context.setGlobalContextManager(manager);
-    const exporter = new InMemorySpanExporter();
-    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    const off = instrument({ tracerProvider });
+    const { exporter, tracerProvider, dispose } = otelSdk();
     const path = `${root}/election`;
     let za: ZooKeeper | undefined;
     let zb: ZooKeeper | undefined;
@@ -62,11 +57,9 @@ describe("observability: a LeaderElection failover as a trace (real server, Open
         }
       });
     } finally {
-      off();
+      dispose();
       await za?.close();
       await zb?.close();
-      context.disable();
-      trace.disable();
     }
     const spans = exporter.getFinishedSpans();
     const tree = renderSpanTree(spans, { rewrite: shorten(root) });
@@ -115,11 +108,7 @@ describe("observability: a LeaderElection failover as a trace (real server, Open
   }, 60_000);
 
   it("an election event with no open span where it is emitted goes on an INTERNAL span of its own, never dropped", async () => {
-    const manager = new AsyncLocalStorageContextManager().enable();
-    context.setGlobalContextManager(manager);
-    const exporter = new InMemorySpanExporter();
-    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    const off = instrument({ tracerProvider });
+    const { exporter, tracerProvider, dispose } = otelSdk();
     const path = `${root}/alone`;
     const z = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
     try {
@@ -128,10 +117,8 @@ describe("observability: a LeaderElection failover as a trace (real server, Open
       await e.waitForLeadership();
       await e.close();
     } finally {
-      off();
+      dispose();
       await z.close();
-      context.disable();
-      trace.disable();
     }
     const spans = exporter.getFinishedSpans();
     const own = spans.filter((s) => s.name === `election ${path}`);

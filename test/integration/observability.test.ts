@@ -5,14 +5,11 @@ import { describe, it, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as dc from "node:diagnostics_channel";
-import { context, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { AggregationTemporality, MeterProvider, MetricReader, type HistogramMetricData } from "@opentelemetry/sdk-metrics";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { otelSdk } from "../support/otel-sdk.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import { LeaderElection, Lock, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { built, type ConnectContext, type RequestContext, type SessionMessage, type WatchMessage } from "../../src/client/diagnostics.ts";
-import { instrument } from "../../src/otel/index.ts";
 import { uniqueRoot, until } from "./client-util.ts";
 
 
@@ -177,13 +174,9 @@ describe("observability: diagnostics channels and the OpenTelemetry bridge (real
   }, 60_000);
 
   it("the OpenTelemetry bridge: CLIENT spans under the caller's span, attributes, status, the histogram, off()", async () => {
-    const manager = new AsyncLocalStorageContextManager().enable();
-    context.setGlobalContextManager(manager);
-    const exporter = new InMemorySpanExporter();
-    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     const reader = new TestReader();
     const meterProvider = new MeterProvider({ readers: [reader] });
-    const off = instrument({ tracerProvider, meterProvider });
+    const { exporter, tracerProvider, off, dispose } = otelSdk({ meterProvider });
     try {
       const app = tracerProvider.getTracer("app");
       await app.startActiveSpan("handle request", async (parent) => {
@@ -222,19 +215,13 @@ describe("observability: diagnostics channels and the OpenTelemetry bridge (real
       ]);
       assert.ok(metric.dataPoints.every((p) => p.attributes["db.system.name"] === "zookeeper" && (p.value.sum ?? 0) >= 0));
     } finally {
-      off();
-      context.disable();
-      trace.disable();
+      dispose();
       await meterProvider.shutdown();
     }
   }, 60_000);
 
   it("the OpenTelemetry bridge: a call's own calls are its children (deleteRecursive), and a context the application opens inside a call wins", async () => {
-    const manager = new AsyncLocalStorageContextManager().enable();
-    context.setGlobalContextManager(manager);
-    const exporter = new InMemorySpanExporter();
-    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    const off = instrument({ tracerProvider });
+    const { exporter, tracerProvider, dispose } = otelSdk();
     const tree = `${root}/nested`;
     try {
       await zk.create(tree);
@@ -283,9 +270,7 @@ describe("observability: diagnostics channels and the OpenTelemetry bridge (real
         "getData /new-context": "opened inside",
       });
     } finally {
-      off();
-      context.disable();
-      trace.disable();
+      dispose();
     }
   }, 60_000);
 });
