@@ -41,6 +41,8 @@ export interface Member {
   marks: TimedEvent[]; // kill/stop/cont/exit, our clock
   leading: boolean; // from its ELECTED/REVOKED lines
   stopped: boolean;
+  /** Told to close or killed, or it said CLOSED or EXPIRED: on its way out, no longer a candidate (until its exit respawns it). */
+  leaving: boolean;
 }
 
 export interface ChaosRecord {
@@ -79,6 +81,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
         electedAt.push({ m, received: l.receivedNs });
         electedWaiter?.();
       } else if (l.kind === "REVOKED" || l.kind === "EXPIRED") m.leading = false;
+      if (l.kind === "CLOSED" || l.kind === "EXPIRED") m.leaving = true;
     });
     void m.c.p.exited.then(() => {
       m.marks.push({ kind: "exit", ns: now() });
@@ -96,7 +99,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
       try {
         const c = await spawnChaos({ connectString: cfg.connectString, path: cfg.path, id: attempt > 1 ? `${id}r${attempt}` : id, sessionTimeoutMs: cfg.sessionTimeoutMs, runtime });
         negotiatedMs = c.negotiatedMs;
-        const m: Member = { c, marks: [], leading: false, stopped: false };
+        const m: Member = { c, marks: [], leading: false, stopped: false, leaving: false };
         // Lines that came before watch() ran (ELECTED right after READY) are replayed from the log.
         for (const l of c.p.lines) if (l.kind === "ELECTED") (m.leading = true), electedAt.push({ m, received: l.receivedNs });
         members.push(m);
@@ -148,7 +151,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
   };
 
   const state = (): string =>
-    [...live].map((m) => `${m.c.id}${m.leading ? "*" : ""}${m.stopped ? "(stopped)" : ""}`).join(" ") +
+    [...live].map((m) => `${m.c.id}${m.leading ? "*" : ""}${m.stopped ? "(stopped)" : ""}${m.leaving ? "(leaving)" : ""}`).join(" ") +
     ` | spawning ${spawning.size} | last actions: ${actions.slice(-3).map((a) => `${a.kind}:${a.leader}`).join(" ")}\n` +
     [...live].map((m) => `  ${m.c.id}: ${m.c.p.lines.filter((l) => l.kind !== "WORK").slice(-6).map((l) => l.line).join(" | ")}`).join("\n");
 
@@ -163,7 +166,10 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       if (spawnError) throw spawnError;
-      const up = [...live].filter((m) => !m.stopped);
+      // A member on its way out is not up: its process may not have exited (and been respawned) yet, and a fault
+      // applied then could find no candidate left to take over (seed 59482: four closes in a row, each at a
+      // "quiet point" that still counted the closed members, left none; the failover then waited for a respawn).
+      const up = [...live].filter((m) => !m.stopped && !m.leaving);
       const leaders = up.filter((m) => m.leading);
       if (leaders.length === 1 && up.length === cfg.size && spawning.size === 0) return leaders[0];
       if (performance.now() > deadline) throw new Error(`no stable single leader within ${timeoutMs} ms: ${state()}`);
@@ -202,9 +208,11 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
           break;
         case "close":
           ns = now();
+          leader.leaving = true;
           p.send("close");
           break;
         case "kill":
+          leader.leaving = true;
           void p.kill("SIGKILL");
           ns = now(); // after kill(2): the process runs no more code
           leader.marks.push({ kind: "kill", ns });

@@ -15,7 +15,7 @@ function member(id: string, lines: { kind: string; args: string[]; at: number }[
     clockOffsetNs: 0n,
     localNs: (l: { monoNs: bigint | null }) => l.monoNs,
   };
-  return { c: { id, p } as unknown as Member["c"], marks: [], leading: false, stopped: false };
+  return { c: { id, p } as unknown as Member["c"], marks: [], leading: false, stopped: false, leaving: false };
 }
 
 function record(members: Member[]): ChaosRecord {
