@@ -21,9 +21,12 @@ export interface Clock {
   wallTime?(): number;
 }
 
+// Read once: Node's globalThis.performance is an accessor, a getter call on every reading of the clock otherwise.
+const perf = globalThis.performance;
+
 /** The default Clock: performance.now() and the global setTimeout/clearTimeout. */
 export const systemClock: Clock = {
-  now: () => performance.now(),
+  now: () => perf.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };

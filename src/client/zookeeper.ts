@@ -128,9 +128,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     if (options.sessionId !== undefined && options.sessionId !== 0n && options.sessionPassword === undefined) {
       throw badArguments("resuming a session needs its sessionPassword", "connect");
     }
-    for (const k of ["readOnly", "clientSideExpiry"] as const) {
-      if (options[k] !== undefined && typeof options[k] !== "boolean") throw badArguments(`${k} must be a boolean`, "connect");
-    }
+    if (options.readOnly !== undefined && typeof options.readOnly !== "boolean") throw badArguments("readOnly must be a boolean", "connect");
+    if (options.clientSideExpiry !== undefined && typeof options.clientSideExpiry !== "boolean") throw badArguments("clientSideExpiry must be a boolean", "connect");
     if (options.auth !== undefined && !Array.isArray(options.auth)) throw badArguments("auth must be an array", "connect");
     for (const a of options.auth ?? []) {
       if (!a || typeof a.scheme !== "string") throw badArguments("auth entries need a scheme and auth", "connect");

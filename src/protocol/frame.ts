@@ -7,7 +7,8 @@ import { DEFAULT_MAX_BUFFER, JuteWriter } from "./jute.ts";
 
 export class FrameDecoder {
   readonly maxFrameSize: number;
-  private readonly header = new Uint8Array(4);
+  /** A length prefix split across chunks, gathered (made by the first such split). */
+  private header: Uint8Array | null = null;
   private headerFill = 0;
   private frame: Uint8Array | null = null;
   private frameFill = 0;
@@ -59,9 +60,9 @@ export class FrameDecoder {
           len = ((bytes[off]! << 24) | (bytes[off + 1]! << 16) | (bytes[off + 2]! << 8) | bytes[off + 3]!) | 0;
           off += 4;
         } else {
-          while (this.headerFill < 4 && off < end) this.header[this.headerFill++] = bytes[off++]!;
+          const h = (this.header ??= new Uint8Array(4));
+          while (this.headerFill < 4 && off < end) h[this.headerFill++] = bytes[off++]!;
           if (this.headerFill < 4) break;
-          const h = this.header;
           len = ((h[0]! << 24) | (h[1]! << 16) | (h[2]! << 8) | h[3]!) | 0;
           this.headerFill = 0;
         }

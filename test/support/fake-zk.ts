@@ -10,6 +10,8 @@ import { writeConnectResponse } from "../../src/protocol/records.ts";
 import { type ManualClock, settle } from "./fake-clock.ts";
 
 export class FakeZk implements Transport {
+  /** The session timeout it grants. */
+  timeOut = 3000;
   answering = true;
   holding = false;
   refuse = false;
@@ -33,7 +35,7 @@ export class FakeZk implements Transport {
         for (const frame of decoder.push(bytes)) {
           if (first) {
             first = false;
-            const reply = encodeFrame((w) => writeConnectResponse(w, { protocolVersion: 0, timeOut: 3000, sessionId: 0x42n, passwd: new Uint8Array(16), readOnly: false }));
+            const reply = encodeFrame((w) => writeConnectResponse(w, { protocolVersion: 0, timeOut: this.timeOut, sessionId: 0x42n, passwd: new Uint8Array(16), readOnly: false }));
             queueMicrotask(() => handlers.onData(reply));
             continue;
           }

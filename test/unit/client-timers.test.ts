@@ -67,3 +67,75 @@ describe("client timers on an injected clock", () => {
     await zk.close();
   });
 });
+
+describe("connect()'s deadline on an injected clock", () => {
+  /** A ManualClock that counts the timers set on it. */
+  class CountingClock extends ManualClock {
+    set = 0;
+    override setTimeout(fn: () => void, ms: number): ReturnType<ManualClock["setTimeout"]> {
+      this.set++;
+      return super.setTimeout(fn, ms);
+    }
+  }
+
+  it("a session that connects at its first try and closes sets two timers: the attempt's (which watches connect()'s deadline too) and the connection's tick (which watches closeSession's answer too)", async () => {
+    const clock = new CountingClock();
+    const zk = await connectFake(clock, new FakeZk());
+    assert.equal(zk.state, "connected");
+    await zk.close();
+    assert.equal(clock.set, 2);
+  });
+
+  it("close() on a link that stays up but never answers closeSession ends it within the wait (5 s at most) and one tick", async () => {
+    const clock = new ManualClock();
+    const server = new FakeZk();
+    server.timeOut = 9000; // read timeout 6000 ms, ping interval 3000 ms, tick 750 ms: the 5000 ms wait ends it first
+    const pending = ZooKeeper.connect("fake:2181", { transport: server, clock, sessionTimeout: 9000 });
+    await settle();
+    const zk = await pending;
+    server.holding = true; // closeSession's answer is held back; the link stays up
+    const start = clock.now();
+    let closedAt = 0;
+    const closing = zk.close().then(() => (closedAt = clock.now()));
+    await clock.advance(4999);
+    assert.equal(closedAt, 0, "still waiting for the answer");
+    await clock.advance(751);
+    await closing;
+    assert.ok(closedAt - start >= 5000 && closedAt - start <= 5750, `closed after ${closedAt - start} ms`);
+    assert.equal(server.pings, 0, "no ping after closeSession");
+    assert.equal(zk.state, "closed");
+  });
+
+  it("stalled in priming after a prompt handshake: connect() rejects at its deadline, watched by the attempt's timer", async () => {
+    const clock = new ManualClock();
+    const server = new FakeZk();
+    server.answering = false; // the ConnectResponse comes, the feature probes are never answered
+    const start = clock.now();
+    const outcome = ZooKeeper.connect("fake:2181", { transport: server, clock, sessionTimeout: 3000, connectTimeout: 1500 }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    await clock.advance(1499);
+    assert.equal(server.connects, 1);
+    assert.equal(await Promise.race([outcome, settle().then(() => "pending")]), "pending");
+    await clock.advance(1);
+    const e = await outcome;
+    assert.ok(e instanceof Error);
+    assert.equal(e.message, "CONNECTIONLOSS: no session established within 1500 ms");
+    assert.equal(clock.now() - start, 1500);
+  });
+
+  it("a connect timeout shorter than the first dial's deadline (500 ms at the least) still rejects on time", async () => {
+    const clock = new ManualClock();
+    const outcome = ZooKeeper.connect("slow:2181", { transport: { connect: () => new Promise(() => {}) }, clock, connectTimeout: 300 }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    await clock.advance(299);
+    assert.equal(await Promise.race([outcome, settle().then(() => "pending")]), "pending");
+    await clock.advance(1);
+    const e = await outcome;
+    assert.ok(e instanceof Error);
+    assert.match(e.message, /^CONNECTIONLOSS: no session established within 300 ms/);
+  });
+});

@@ -10,11 +10,11 @@ import { Connection, type ConnectionOwner } from "../wire/connection.ts";
 import type { Clock } from "../clock.ts";
 import { type SaslClient, type SaslFactory, SaslRefused } from "../sasl/exchange.ts";
 import type { EndState } from "./session-states.ts";
-import { Deadline, type Dialer, dialWithin } from "../transport/transport.ts";
+import { type Bound, Deadline, type Dialer, dialWithin } from "../transport/transport.ts";
 import type { Logger, TlsOptions } from "../types.ts";
 
 export type Outcome =
-  | { kind: "established"; conn: Connection; res: ConnectResponse; mech: SaslClient | undefined }
+  | { kind: "established"; conn: Connection; res: ConnectResponse; mech: SaslClient | undefined; guard: Deadline | null }
   | { kind: "failed"; error: Error }
   | { kind: "fatal"; state: EndState; code: ErrorCode; reason: string }
   | { kind: "stopped" };
@@ -35,6 +35,11 @@ export interface DialContext {
   lastZxid: bigint;
   /** No session yet (the first connect): one stuck attempt must not use up connectTimeout. */
   first: boolean;
+  /**
+   * The connect timeout, when the attempt's timer is to watch it (the session arms none of its own while its
+   * first attempt runs): an established attempt hands that timer on as `guard`, still watching it.
+   */
+  bound: Bound | null;
   /** The session to resume, or null to ask for a new one. */
   resume: { id: bigint; password: Uint8Array } | null;
   /** Where the connection reports (notifications, zxids, stalls, its end) and takes its xids from. */
@@ -52,6 +57,8 @@ export interface AttemptOwner {
   /** The handshake is accepted: learn the session's id, password and timeout. */
   accepted(res: ConnectResponse): void;
 }
+
+const nothing = (): void => {};
 
 /** A new session's ConnectRequest password: 16 zero bytes (only ever read). */
 const NO_PASSWORD = new Uint8Array(16);
@@ -74,9 +81,9 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   // The connection exists before its link and is the link's handlers: a runtime may report the TLS 1.3 refusal
   // (an error, then close) in the same turn as the handshake, before the dial's promise resumes this function.
   const c = new Connection(x.owner, { target: hostText(host), maxBufferSize: x.maxBufferSize, logger: x.logger, clock: x.clock });
-  const deadline = new Deadline(x.clock, perHost);
+  const deadline = new Deadline(x.clock, perHost, x.bound);
   try {
-    c.attach(await dialWithin(deadline, perHost, host, (signal) => x.dialer(host, c, { tls: x.tls, timeoutMs: perHost, signal })));
+    c.attach(await dialWithin(deadline, perHost, host, x.tls, (request) => x.dialer(host, c, request)));
   } catch (e) {
     deadline.stop();
     return { kind: "failed", error: e as Error };
@@ -103,23 +110,27 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   try {
     res = await handshake;
   } catch (e) {
-    return { kind: "failed", error: e as Error };
-  } finally {
     deadline.stop();
+    return { kind: "failed", error: e as Error };
   }
+  // The timer watches the connect timeout alone from here (SASL and priming are still to come), or stops.
+  if (x.bound !== null) deadline.move(Number.POSITIVE_INFINITY, nothing);
+  else deadline.stop();
   const id = x.resume?.id ?? 0n;
   if (res.timeOut <= 0) {
+    deadline.stop();
     c.close("session expired");
     return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `session 0x${id.toString(16)} has expired` };
   }
   if (x.resume && res.sessionId !== id) {
     // Cannot happen with a correct server; treat it like an expiry rather than mix two sessions.
+    deadline.stop();
     c.close("server answered with another session");
     return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `server 0x${res.sessionId.toString(16)} answered for session 0x${id.toString(16)}` };
   }
   x.session.accepted(res);
   c.startTimers(res.timeOut);
-  return { kind: "established", conn: c, res, mech };
+  return { kind: "established", conn: c, res, mech, guard: x.bound !== null ? deadline : null };
 }
 
 /** The host was dropped by updateServerList() while we dialled it: the session must not settle on a server that left. */

@@ -14,7 +14,7 @@ export class HostList {
   private triedSinceConnect = 0;
   private readonly random: () => number;
   /** Per "host:port": the error code of its last failed dial since the last connection (null: not a code we know). */
-  private readonly failures = new Map<string, string | null>();
+  private failures: Map<string, string | null> | null = null; // made by the first failed dial
 
   constructor(hosts: readonly HostPort[], random: () => number = Math.random) {
     this.random = random;
@@ -28,13 +28,13 @@ export class HostList {
     this.hosts = this.shuffled(hosts);
     this.index = -1;
     this.triedSinceConnect = 0;
-    this.failures.clear();
+    this.failures = null;
   }
 
   /** A dial of `host` failed with `error` (its `code`, e.g. ECONNREFUSED, is what counts). */
   failed(host: HostPort, error: Error): void {
     const code = (error as { code?: unknown }).code;
-    this.failures.set(hostText(host), typeof code === "string" ? code : null);
+    (this.failures ??= new Map()).set(hostText(host), typeof code === "string" ? code : null);
   }
 
   /**
@@ -43,7 +43,9 @@ export class HostList {
    */
   unreachable(): string | null {
     if (this.given.length === 0) return null;
-    const codes = this.given.map((h) => this.failures.get(hostText(h)));
+    const failures = this.failures;
+    if (failures === null) return null;
+    const codes = this.given.map((h) => failures.get(hostText(h)));
     if (!codes.every((c) => typeof c === "string" && UNREACHABLE.has(c))) return null;
     const list = this.given.map(hostText).join(",");
     if (codes.every((c) => c === codes[0])) return `${codes[0]} on every host of "${list}"`;
@@ -89,7 +91,7 @@ export class HostList {
 
   connected(): void {
     this.triedSinceConnect = 0;
-    this.failures.clear();
+    this.failures = null;
   }
 }
 

@@ -7,7 +7,7 @@ import { badArguments } from "../errors.ts";
 import { fourLetterWord } from "../transport/four-letter.ts";
 import { type ServerMemory, serverMemory } from "./features.ts";
 import { type SaslFactory, saslFactory } from "../sasl/exchange.ts";
-import { type Dialer, type Transport, defaultTransport } from "../transport/transport.ts";
+import { type Dialer, type Transport, defaultTransport, dialSocket } from "../transport/transport.ts";
 import type { ConnectOptions, Logger, SessionState, TlsOptions, WatchedEvent } from "../types.ts";
 import type { WatchRegistry } from "../watches/watches.ts";
 
@@ -60,29 +60,45 @@ export type SessionCallbacks = Pick<SessionOptions, "watches" | "onState" | "onW
  * session's objects survived the next scavenge; a third of connect + close's instructions went to the GC).
  */
 export function sessionOptions(hosts: readonly HostPort[], options: InternalOptions, logger: Logger, callbacks: SessionCallbacks): SessionOptions {
-  const num = (name: keyof ConnectOptions, dflt: number): number => {
-    const v = options[name] ?? dflt;
+  // Each option read by its name (a read by a computed key, options[name], is a megamorphic lookup each time).
+  const num = (given: unknown, name: string, dflt: number): number => {
+    const v = given ?? dflt;
     if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) throw badArguments(`${name} must be a positive number`, "connect");
     return v;
   };
+  const connectTimeout = num(options.connectTimeout, "connectTimeout", DEFAULT_CONNECT_TIMEOUT);
   const transport: Transport = options.transport ?? defaultTransport;
   if (typeof transport !== "object" || transport === null || typeof transport.connect !== "function") throw badArguments("transport must have a connect() method", "connect");
   const clock = options.clock ?? systemClock;
-  if (typeof clock !== "object" || clock === null || (["now", "setTimeout", "clearTimeout"] as const).some((k) => typeof clock[k] !== "function")) {
+  if (typeof clock !== "object" || clock === null || typeof clock.now !== "function" || typeof clock.setTimeout !== "function" || typeof clock.clearTimeout !== "function") {
     throw badArguments("clock must have now(), setTimeout() and clearTimeout()", "connect");
   }
   if (clock.wallTime !== undefined && typeof clock.wallTime !== "function") throw badArguments("clock.wallTime must be a function", "connect");
-  const dialer: Dialer = options.dialer ?? ((target, handlers, opts) => transport.connect(target, handlers, opts));
+  // The default transport takes dialWithin's DialRequest as it is; a Transport is given plain options whose
+  // `signal` is made when it reads it (an own property: a spread copy keeps it). Neither makes an AbortSignal
+  // for a dial that never looks at it.
+  const dialer: Dialer =
+    options.dialer ??
+    (transport === defaultTransport
+      ? dialSocket
+      : (target, handlers, opts) =>
+          transport.connect(target, handlers, {
+            tls: opts.tls,
+            timeoutMs: opts.timeoutMs,
+            get signal() {
+              return opts.signal;
+            },
+          }));
   return {
     hosts,
-    sessionTimeout: Math.round(num("sessionTimeout", 30_000)),
-    connectTimeout: num("connectTimeout", DEFAULT_CONNECT_TIMEOUT),
+    sessionTimeout: Math.round(num(options.sessionTimeout, "sessionTimeout", 30_000)),
+    connectTimeout,
     readOnly: options.readOnly === true,
     tls: options.tls,
-    sasl: options.sasl ? saslFactory(options.sasl, { dialer, clock, connectTimeout: num("connectTimeout", DEFAULT_CONNECT_TIMEOUT) }) : undefined,
+    sasl: options.sasl ? saslFactory(options.sasl, { dialer, clock, connectTimeout }) : undefined,
     sessionId: options.sessionId,
     sessionPassword: options.sessionPassword,
-    maxBufferSize: num("maxBufferSize", DEFAULT_MAX_BUFFER),
+    maxBufferSize: num(options.maxBufferSize, "maxBufferSize", DEFAULT_MAX_BUFFER),
     clientSideExpiry: options.clientSideExpiry !== false,
     logger,
     dialer,

@@ -22,6 +22,7 @@ import { type Clock, type TimerHandle, lateAware, sleepOn, systemClock } from ".
 import { CLOSED_REASON, type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
 import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "../transport/tls-errors.ts";
+import { type Bound, Deadline } from "../transport/transport.ts";
 import { traceConnect, tracingConnects } from "../diagnostics.ts";
 import { WaitQueue } from "./wait-queue.ts";
 
@@ -62,8 +63,14 @@ export class Session implements ConnectionOwner, AttemptOwner {
   private lastDialError: Error | null = null;
   private certFailures = 0;
   private loop: Promise<void> | null = null;
-  /** start()'s connect timeout, until connect()'s promise settles (cleared right there, not by a reaction to it). */
-  private connectTimer: TimerHandle | null = null;
+  /**
+   * connect()'s deadline (start() + connectTimeout) and what happens then. The first attempt's timer watches it
+   * (dialContext's `bound`) and, once established, goes on watching it as `connectGuard` until connect()'s
+   * promise settles: a session that connects at the first try sets no timer of its own for it. A failed attempt,
+   * or a SASL login (a KDC exchange comes before any attempt's timer), arms `connectGuard` itself.
+   */
+  private connectBound: Bound | null = null;
+  private connectGuard: Deadline | null = null;
 
   constructor(o: SessionOptions) {
     this.o = o;
@@ -139,16 +146,28 @@ export class Session implements ConnectionOwner, AttemptOwner {
 
   /** Runs the connect loop; resolves once the first session is established. */
   start(): Promise<void> {
-    this.connectTimer = this.timers.setTimeout(() => {
-      this.connectTimer = null;
-      if (this.phase.kind !== "connecting") return;
-      // Every host refused (or its name did not resolve) on its last dial: say that, not just the last error.
-      const unreachable = this.hosts.unreachable();
-      const last = unreachable !== null ? `: ${unreachable}` : this.lastDialError ? `; last error: ${this.lastDialError.message}` : "";
-      this.end("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.o.connectTimeout} ms${last}`);
-    }, this.o.connectTimeout);
+    this.connectBound = { at: this.clock.now() + this.o.connectTimeout, expire: () => this.connectTimedOut() };
+    if (this.o.sasl) this.guardConnect();
     this.loop = this.run();
     return this.first.promise;
+  }
+
+  /** connect()'s deadline is watched by a timer of the session's own from now on (unless it already is). */
+  private guardConnect(): void {
+    const bound = this.connectBound;
+    if (this.connectGuard !== null || bound === null || this.first.settled) return;
+    const guard = new Deadline(this.timers, Math.max(0, bound.at - this.clock.now()));
+    guard.expireWith(bound.expire);
+    this.connectGuard = guard;
+  }
+
+  private connectTimedOut(): void {
+    this.connectGuard = null;
+    if (this.phase.kind !== "connecting") return;
+    // Every host refused (or its name did not resolve) on its last dial: say that, not just the last error.
+    const unreachable = this.hosts.unreachable();
+    const last = unreachable !== null ? `: ${unreachable}` : this.lastDialError ? `; last error: ${this.lastDialError.message}` : "";
+    this.end("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.o.connectTimeout} ms${last}`);
   }
 
   // --- states ---
@@ -195,8 +214,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
   /** connect()'s promise is about to settle: the connect timeout has done its part. */
   private firstSettled(): void {
     this.first.settled = true;
-    if (this.connectTimer !== null) this.timers.clearTimeout(this.connectTimer);
-    this.connectTimer = null;
+    this.connectGuard?.stop();
+    this.connectGuard = null;
   }
 
   /** Enters the final state (once): fails everything, tells every watcher, stops the loop. */
@@ -216,6 +235,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
       if (!this.dialling) break;
       const traced = tracingConnects() ? traceConnect(host.host, host.port) : null; // zookeeper-ts:connect
       let out: Outcome = await establish(this.dialContext(), host);
+      // The first attempt's timer, still watching connect()'s deadline: the session's now.
+      if (out.kind === "established" && out.guard !== null) this.adoptGuard(out.guard);
       if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
       if (out.kind === "established" && out.mech) out = (await this.authenticate(out.conn, out.mech)) ?? out;
       if (out.kind === "established") out = (await this.prime(out.conn)) ?? out;
@@ -237,8 +258,15 @@ export class Session implements ConnectionOwner, AttemptOwner {
     }
   }
 
+  /** An established first attempt's timer, which watches connect()'s deadline from now on. */
+  private adoptGuard(guard: Deadline): void {
+    if (this.connectGuard === null && !this.first.settled) this.connectGuard = guard;
+    else guard.stop();
+  }
+
   private attemptFailed(host: HostPort, e: Error): void {
     const p = this.phase;
+    if (p.kind === "connecting") this.guardConnect(); // no attempt's timer watches connect()'s deadline now
     if (p.kind === "connecting" || p.kind === "disconnected") p.attempt = null;
     this.lastDialError = e;
     this.hosts.failed(host, e);
@@ -307,6 +335,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
       dialer: o.dialer, tls: o.tls, sasl: o.sasl, clock: this.timers, logger: o.logger, maxBufferSize: o.maxBufferSize,
       sessionTimeout: o.sessionTimeout, connectTimeout: o.connectTimeout, readOnly: o.readOnly, hostCount: this.hosts.size,
       negotiatedTimeout: this.negotiatedTimeout, lastZxid: this.lastZxid, first: this.phase.kind === "connecting",
+      bound: this.phase.kind === "connecting" && this.connectGuard === null ? this.connectBound : null,
       // A session made by a read-only server is only valid there: start over until a r/w server was seen.
       resume: id?.global ? id : null,
       owner: this,
@@ -495,15 +524,10 @@ export class Session implements ConnectionOwner, AttemptOwner {
     const conn = this.liveConn();
     if (conn) {
       conn.dropBeforeNextWrite(); // the unsent feature probes: their answers are moot now
-      const timeout = Math.min(this.negotiatedTimeout || 5000, 5000);
-      await new Promise<void>((resolve) => {
-        const t = this.timers.setTimeout(resolve, timeout);
-        const done = (): void => {
-          this.timers.clearTimeout(t);
-          resolve();
-        };
-        this.send(Ops.closeSession, undefined, { op: "close", lane: "own", via: conn }).then(done, done);
-      });
+      // The answer (or the link's end) is awaited at most 5 s, or the session timeout if shorter: the
+      // connection's tick watches that (no timer of its own; up to one tick, at most 1 s, later).
+      conn.endWithin(Math.min(this.negotiatedTimeout || 5000, 5000));
+      await this.send(Ops.closeSession, undefined, { op: "close", lane: "own", via: conn }).catch(() => {});
     }
     this.end("closed", ErrorCode.SESSIONEXPIRED, CLOSED_REASON);
     await this.loop?.catch(() => {});

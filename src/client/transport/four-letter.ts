@@ -20,7 +20,7 @@ export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd
       if (err) reject(err);
       else resolve(new TextDecoder().decode(concatBytes(...chunks)));
     };
-    dialWithin(deadline, timeoutMs, host, (signal) => dialer(host, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, { tls, timeoutMs, signal }))
+    dialWithin(deadline, timeoutMs, host, tls, (request) => dialer(host, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, request))
       .then((l) => {
         if (done) return l.close();
         deadline.expireWith(() => {

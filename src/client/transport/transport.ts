@@ -38,6 +38,8 @@ export interface DialOptions {
    * Aborted when the client gives up on this dial (its connect timeout, on the client's clock): close what
    * was opened and reject. The client does not wait for a Transport that ignores it: a link that comes after
    * the abort is closed at once. Without a signal, `timeoutMs` on `systemClock` bounds the default transport.
+   * The client makes it when a Transport first reads it (an AbortSignal costs more than the rest of a dial's
+   * bookkeeping): a spread copy of the options reads it, and carries it.
    */
   signal?: AbortSignal;
 }
@@ -54,6 +56,48 @@ export interface Transport {
 
 /** The internal shape of a Transport (the `dialer` test seam of the simulation and the soak). */
 export type Dialer = (target: HostPort, handlers: LinkHandlers, opts: DialOptions) => Promise<Link>;
+
+/**
+ * One dial's options and its cancellation (dialWithin makes one per dial). The default transport listens to it
+ * directly; `signal`, a real AbortSignal, is made only when something reads it (aborted at once if the dial was
+ * already cancelled): a dial through the default transport makes no AbortController, which costs more than the
+ * rest of a dial's bookkeeping. A Transport's connect() is given a plain DialOptions with the signal (session-options.ts).
+ */
+export class DialRequest implements DialOptions {
+  readonly tls: boolean | TlsOptions | undefined;
+  readonly timeoutMs: number;
+  /** Why the dial was cancelled, once it was. */
+  reason: Error | null = null;
+  private controller: AbortController | null = null;
+  private hook: ((reason: Error) => void) | null = null;
+
+  constructor(tls: boolean | TlsOptions | undefined, timeoutMs: number) {
+    this.tls = tls;
+    this.timeoutMs = timeoutMs;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === null) {
+      this.controller = new AbortController();
+      if (this.reason !== null) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** `fn` runs when the dial is cancelled (one listener: the default transport's); null removes it. */
+  listen(fn: ((reason: Error) => void) | null): void {
+    this.hook = fn;
+  }
+
+  cancel(reason: Error): void {
+    if (this.reason !== null) return;
+    this.reason = reason;
+    const hook = this.hook;
+    this.hook = null;
+    hook?.(reason);
+    this.controller?.abort(reason);
+  }
+}
 
 /** The code of a dial error caused by a missing runtime permission (Deno's net permission). */
 export const NET_PERMISSION = "ERR_NET_PERMISSION";
@@ -74,13 +118,16 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
     let open = false;
     let closed = false;
     const timedOut = (): Error => new Error(`connect to ${remote} timed out after ${opts.timeoutMs} ms`);
-    const signal = opts.signal;
+    // dialWithin's request is listened to directly (its signal is not read: no AbortSignal is made).
+    const cancel = opts instanceof DialRequest ? opts : null;
+    const signal = cancel ? undefined : opts.signal;
     const onAbort = (): void => fail(signal?.reason instanceof Error ? signal.reason : timedOut());
-    // The client's own deadline (its clock) when it gave a signal; else this transport's, on systemClock.
-    const timer = signal ? null : systemClock.setTimeout(() => fail(timedOut()), opts.timeoutMs);
+    // The client's own deadline (its clock) when it gave a signal or a cancel; else this transport's, on systemClock.
+    const timer = signal || cancel ? null : systemClock.setTimeout(() => fail(timedOut()), opts.timeoutMs);
     const stopTimer = (): void => {
       if (timer !== null) systemClock.clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
+      cancel?.listen(null);
     };
     const fail = (err: Error): void => {
       stopTimer();
@@ -90,7 +137,10 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
         reject(err);
       }
     };
-    if (signal?.aborted) {
+    if (cancel) {
+      if (cancel.reason !== null) return fail(cancel.reason);
+      cancel.listen(fail);
+    } else if (signal?.aborted) {
       onAbort();
       return;
     }
@@ -139,25 +189,35 @@ export const defaultTransport: Transport = { connect: dialSocket };
 
 const nothing = (): void => {};
 
+/** A deadline that cannot move (a session's connect timeout), with what runs when it passes. */
+export interface Bound {
+  readonly at: number;
+  expire(): void;
+}
+
 /**
  * One timer for successive deadlines on `clock` (a session's attempt: its dial's, then its handshake's; a
  * four-letter word: its dial's, then its answer's): moving the deadline later costs no timer work; the timer
  * armed for the earlier one, when it fires, arms itself again for what is left. A connect + close sets and
- * clears one timer for its attempt, not two of each.
+ * clears one timer for its attempt, not two of each. A `bound` (the first attempt's: the connect timeout) is
+ * watched on the same timer: when it passes, its `expire` runs, then the deadline's own expiry.
  */
 export class Deadline {
   private readonly clock: Clock;
   private at: number;
   private timer: TimerHandle | null;
   private onExpiry: () => void = nothing;
+  private bound: Bound | null;
 
-  constructor(clock: Clock, ms: number) {
+  constructor(clock: Clock, ms: number, bound: Bound | null = null) {
     this.clock = clock;
-    this.at = clock.now() + ms;
-    this.timer = clock.setTimeout(this.check, ms);
+    const now = clock.now();
+    this.at = now + ms;
+    this.bound = bound;
+    this.timer = clock.setTimeout(this.check, bound === null ? ms : Math.min(ms, bound.at - now));
   }
 
-  /** From now on, `onExpiry` runs `ms` from now (unless stopped first). */
+  /** From now on, `onExpiry` runs `ms` from now (unless stopped first; Infinity: only the bound is left). */
   move(ms: number, onExpiry: () => void): void {
     this.at = this.clock.now() + ms;
     this.onExpiry = onExpiry;
@@ -175,28 +235,43 @@ export class Deadline {
 
   private readonly check = (): void => {
     this.timer = null;
-    const left = this.at - this.clock.now();
+    const now = this.clock.now();
+    const bound = this.bound;
+    if (bound !== null && now >= bound.at) {
+      this.bound = null;
+      bound.expire();
+      this.onExpiry();
+      return;
+    }
+    const left = Math.min(this.at, bound === null ? Number.POSITIVE_INFINITY : bound.at) - now;
+    if (left === Number.POSITIVE_INFINITY) return; // nothing left to watch
     if (left > 0) this.timer = this.clock.setTimeout(this.check, left);
     else this.onExpiry();
   };
 }
 
 /**
- * Runs `dial` with a signal aborted when `deadline` passes (the connect timeout is the client's, not the
+ * Runs `dial` with its DialRequest (`tls`, `ms`), cancelled when `deadline` passes (the connect timeout is the client's, not the
  * Transport's, `ms` only names it): rejects then, whether or not the Transport heeds the signal, and closes a
  * link that comes later. A failed dial stops the deadline; a link keeps it running for what follows.
  */
-export function dialWithin(deadline: Deadline, ms: number, target: HostPort, dial: (signal: AbortSignal) => Promise<Link>): Promise<Link> {
-  const ac = new AbortController();
+export function dialWithin(
+  deadline: Deadline,
+  ms: number,
+  target: HostPort,
+  tls: boolean | TlsOptions | undefined,
+  dial: (request: DialRequest) => Promise<Link>,
+): Promise<Link> {
+  const cancel = new DialRequest(tls, ms);
   return new Promise<Link>((resolve, reject) => {
     deadline.expireWith(() => {
       const e = new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`);
-      ac.abort(e);
+      cancel.cancel(e);
       reject(e);
     });
-    dial(ac.signal).then(
+    dial(cancel).then(
       (link) => {
-        if (ac.signal.aborted) link.close();
+        if (cancel.reason !== null) link.close();
         else resolve(link);
       },
       (e: unknown) => {

@@ -53,6 +53,8 @@ const MAX_WRITE = 256 * 1024;
 /** Every ping's call: the client's own, answered by a bare header (its Pending settles nobody). */
 const PING: Call<unknown, unknown> = { op: "ping", lane: "own" };
 const ignore = (): void => {};
+/** The reader's bytes until the first frame (it only ever reads them). */
+const NOTHING = new Uint8Array(0);
 
 /**
  * Made before its link: it is the link's handlers (the Transport reports to it directly), and `attach` gives it
@@ -93,6 +95,9 @@ export class Connection implements LinkHandlers {
   private timer: TimerHandle | null = null;
   private readTimeout = 0;
   private pingInterval = 0;
+  /** Set by endWithin (close()): the clock time by which the server must have ended the link, and that wait. */
+  private endBy = Number.POSITIVE_INFINITY;
+  private endWait = 0;
   private closedReason: string | null = null;
   private onEnd: (reason: string) => void = () => {};
   /** Resolves (with the reason) once the connection has ended, for any reason. */
@@ -102,7 +107,7 @@ export class Connection implements LinkHandlers {
     this.owner = owner;
     this.target = opts.target;
     this.decoder = new FrameDecoder(opts.maxBufferSize);
-    this.reader = new JuteReader(new Uint8Array(0), 0, 0, this.decoder.maxFrameSize * 2);
+    this.reader = new JuteReader(NOTHING, 0, 0, this.decoder.maxFrameSize * 2);
     this.log = opts.logger;
     this.clock = opts.clock ?? systemClock;
     this.now = () => this.clock.now();
@@ -259,14 +264,27 @@ export class Connection implements LinkHandlers {
     this.timer = null;
     if (this.closedReason !== null) return;
     const now = this.now();
+    if (now >= this.endBy) {
+      this.close(`no answer to closeSession from ${this.remote} within ${Math.round(this.endWait)} ms`);
+      return;
+    }
     if (now - this.lastRecv > this.readTimeout) {
       this.close(`no reply from ${this.remote} for ${Math.round(now - this.lastRecv)} ms (read timeout ${Math.round(this.readTimeout)} ms)`);
       return;
     }
-    if (now - this.lastSend >= this.pingInterval) {
+    if (now - this.lastSend >= this.pingInterval && this.endBy === Number.POSITIVE_INFINITY) {
       this.send(new Pending(Ops.ping, undefined, PING, Number.POSITIVE_INFINITY, ignore, ignore));
     }
     this.schedule();
+  }
+
+  /**
+   * close() sent closeSession: the link ends within `ms` (checked on the tick, so up to one tick later), by the
+   * server or by this connection, and no more pings go out. The wait costs no timer of its own.
+   */
+  endWithin(ms: number): void {
+    this.endBy = this.now() + ms;
+    this.endWait = ms;
   }
 
   // --- requests ---
