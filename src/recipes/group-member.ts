@@ -9,7 +9,7 @@ import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { MemberIdTakenError } from "./errors.ts";
-import { Serial, deleteNode } from "./support.ts";
+import { Serial, deleteNode, reportError } from "./support.ts";
 
 const QUIET_MS = 20; // a burst of joins and leaves is read once it has been quiet this long...
 const MAX_MS = 500; // ...or this long after its first change at most
@@ -240,7 +240,7 @@ export class GroupMember extends TypedEventEmitter<GroupMemberEvents> {
       })
       .catch((e) => {
         if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS) || isZooKeeperError(e, ErrorCode.SESSIONEXPIRED)) return; // "connected" refreshes again
-        if (this.listenerCount("error") > 0) emitIsolated(this.zk, this, "GroupMember", "error", e instanceof Error ? e : new Error(String(e)));
+        reportError(this.zk, this, "GroupMember", e);
       });
   }
 }

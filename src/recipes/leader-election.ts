@@ -4,12 +4,11 @@
 import { TypedEventEmitter } from "../client/emitter.ts";
 import type { Stat, ZooKeeper } from "../client/index.ts";
 import { Op, Transaction, ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
-import { ErrorCode } from "../protocol/constants.ts";
 import { readParticipants, type Participant } from "./candidates.ts";
 import { Contender, type ContenderEvents } from "./contender.ts";
 import { ElectionClosedError, LeadershipTimeoutError, NotLeaderError, RecipeStateError } from "./errors.ts";
-import { electionNaming, type ElectionProtocol, type Naming } from "./naming.ts";
-import { Lease, Waiters, checkRecipePath, publishRecipe, runHeld } from "./support.ts";
+import type { ElectionProtocol, Naming } from "./naming.ts";
+import { Lease, Waiters, checkRecipePath, electionOptions, publishRecipe, reportError, runHeld } from "./support.ts";
 
 export type { Participant };
 
@@ -68,21 +67,12 @@ export class LeaderElection extends TypedEventEmitter<LeaderElectionEvents> {
   constructor(zk: ZooKeeper, path: string, options: LeaderElectionOptions) {
     super();
     checkRecipePath(path, "election", "LeaderElection");
-    if (!options || typeof options.id !== "string") throw new ZooKeeperError(ErrorCode.BADARGUMENTS, "options.id must be a string", { op: "LeaderElection", path });
-    if (options.revokeOn !== undefined && options.revokeOn !== "disconnected" && options.revokeOn !== "expired") {
-      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `revokeOn must be "disconnected" or "expired"`, { op: "LeaderElection", path });
-    }
+    ({ id: this.id, revokeOn: this.revokeOn, protocol: this.protocol, naming: this.naming } = electionOptions(path, options));
     this.zk = zk;
     this.waiters = new Waiters(zk.clock);
     this.path = path;
-    this.id = options.id;
-    this.revokeOn = options.revokeOn ?? "disconnected";
     this.lease = new Lease(zk, this.revokeOn);
-    this.protocol = options.protocol ?? "curator-latch";
-    const naming = electionNaming(this.protocol);
-    if (!naming) throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `protocol must be "curator-latch", "curator-selector" or "kazoo"`, { op: "LeaderElection", path });
-    this.naming = naming;
-    this.contender = new Contender(zk, path, naming, this.id, this.policy, { hint: true, op: "election", noun: "candidates" });
+    this.contender = new Contender(zk, path, this.naming, this.id, this.policy, { hint: true, op: "election", noun: "candidates" });
   }
 
   /**
@@ -184,7 +174,7 @@ export class LeaderElection extends TypedEventEmitter<LeaderElectionEvents> {
     try {
       return await runHeld(fn, "leadership revoked", () => this.isLeader, (revoked) => (this.on("revoked", revoked), () => this.off("revoked", revoked)));
     } finally {
-      if (this.phase === "started") await this.resign().catch((e) => this.report(e));
+      if (this.phase === "started") await this.resign().catch((e) => reportError(this.zk, this, "LeaderElection", e));
     }
   }
 
@@ -211,7 +201,7 @@ export class LeaderElection extends TypedEventEmitter<LeaderElectionEvents> {
     },
     watched: (path) => this.emitSafely("watch", path),
     failed: (e) => {
-      this.report(e);
+      reportError(this.zk, this, "LeaderElection", e);
       this.contender.checkLater(RETRY_MS);
     },
   };
@@ -251,10 +241,6 @@ export class LeaderElection extends TypedEventEmitter<LeaderElectionEvents> {
 
   private endedError(op: string): ZooKeeperError {
     return new ElectionClosedError(this.path, op, this.phase === "latent" ? "notStarted" : "closed");
-  }
-
-  private report(e: unknown): void {
-    if (this.listenerCount("error") > 0) emitIsolated(this.zk, this, "LeaderElection", "error", e instanceof Error ? e : new Error(String(e)));
   }
 
   /** A throwing listener must not break the election's bookkeeping: it is reported by the client's policy (zk.reportListenerError). */

@@ -1,8 +1,9 @@
 // Small helpers the recipes share: a one-at-a-time job queue, waiters, a holder's lease, a guarded run and session-aware retries.
-import type { Clock, SessionState, TimerHandle, ZooKeeper } from "../client/index.ts";
-import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
+import type { Clock, ListenerSource, SessionState, TimerHandle, ZooKeeper } from "../client/index.ts";
+import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
 import * as dc from "node:diagnostics_channel";
+import { type ElectionProtocol, type Naming, electionNaming } from "./naming.ts";
 
 /** What `zookeeper-ts:election` and `zookeeper-ts:lock` carry (docs/observability.md). */
 export interface RecipeMessage {
@@ -129,6 +130,26 @@ export function checkRecipePath(path: unknown, what: string, op: string): assert
   if (typeof path !== "string" || !path.startsWith("/") || path.length < 2 || path.endsWith("/")) {
     throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `the ${what} path must be an absolute znode path`, { op, path: String(path) });
   }
+}
+
+/** A recipe's background failure, as an "error" event when someone listens (isolated like every recipe event). */
+export function reportError(zk: ZooKeeper, recipe: ListenerSource & { listenerCount(event: "error"): number }, name: string, e: unknown): void {
+  if (recipe.listenerCount("error") > 0) emitIsolated(zk, recipe, name, "error", e instanceof Error ? e : new Error(String(e)));
+}
+
+/** A LeaderElection's options, checked (BADARGUMENTS, naming the first bad one) and completed with their defaults. */
+export function electionOptions(
+  path: string,
+  options: { id?: unknown; revokeOn?: unknown; protocol?: unknown } | undefined,
+): { id: string; revokeOn: "disconnected" | "expired"; protocol: ElectionProtocol; naming: Naming } {
+  const bad = (message: string): ZooKeeperError => new ZooKeeperError(ErrorCode.BADARGUMENTS, message, { op: "LeaderElection", path });
+  if (!options || typeof options.id !== "string") throw bad("options.id must be a string");
+  const revokeOn = options.revokeOn === undefined ? "disconnected" : options.revokeOn;
+  if (revokeOn !== "disconnected" && revokeOn !== "expired") throw bad(`revokeOn must be "disconnected" or "expired"`);
+  const protocol = (options.protocol ?? "curator-latch") as ElectionProtocol;
+  const naming = electionNaming(protocol);
+  if (!naming) throw bad(`protocol must be "curator-latch", "curator-selector" or "kazoo"`);
+  return { id: options.id, revokeOn, protocol, naming };
 }
 
 /**

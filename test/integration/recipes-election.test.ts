@@ -33,6 +33,23 @@ async function theLeader(es: LeaderElection[], timeoutMs = 2000): Promise<Leader
 describe("LeaderElection", () => {
   sessions.hooks();
 
+  it("bad options are BADARGUMENTS naming the first bad one, before anything is sent; defaults fill the rest", async () => {
+    const zk = await client();
+    const bad = (options: unknown, message: string): void =>
+      assert.throws(
+        () => new LeaderElection(zk, `${root}/opts`, options as { id: string }),
+        (e: unknown) => e instanceof ZooKeeperError && e.code === ErrorCode.BADARGUMENTS && e.message === `BADARGUMENTS (LeaderElection ${root}/opts): ${message}`,
+      );
+    bad(undefined, "options.id must be a string");
+    bad({ id: 7 }, "options.id must be a string");
+    bad({ id: "a", revokeOn: "never" }, 'revokeOn must be "disconnected" or "expired"');
+    bad({ id: "a", revokeOn: null }, 'revokeOn must be "disconnected" or "expired"');
+    bad({ id: "a", protocol: "etcd" }, 'protocol must be "curator-latch", "curator-selector" or "kazoo"');
+    const e = new LeaderElection(zk, `${root}/opts`, { id: "a" });
+    assert.deepEqual([e.id, e.revokeOn, e.protocol], ["a", "disconnected", "curator-latch"]);
+    assert.equal(await zk.exists(`${root}/opts`), null, "nothing was created");
+  });
+
   it("elects exactly one leader, the lowest sequence, and lists the participants in order", async () => {
     const path = `${root}/one/deep/election`; // missing parents are created (as containers)
     const es = await participants(path, 5);
