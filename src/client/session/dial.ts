@@ -58,8 +58,6 @@ export interface AttemptOwner {
   accepted(res: ConnectResponse): void;
 }
 
-const nothing = (): void => {};
-
 /** A new session's ConnectRequest password: 16 zero bytes (only ever read). */
 const NO_PASSWORD = new Uint8Array(16);
 
@@ -114,7 +112,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
     return { kind: "failed", error: e as Error };
   }
   // The timer watches the connect timeout alone from here (SASL and priming are still to come), or stops.
-  if (x.bound !== null) deadline.move(Number.POSITIVE_INFINITY, nothing);
+  if (x.bound !== null) deadline.boundOnly();
   else deadline.stop();
   const id = x.resume?.id ?? 0n;
   if (res.timeOut <= 0) {

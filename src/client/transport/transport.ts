@@ -61,7 +61,8 @@ export type Dialer = (target: HostPort, handlers: LinkHandlers, opts: DialOption
  * One dial's options and its cancellation (dialWithin makes one per dial). The default transport listens to it
  * directly; `signal`, a real AbortSignal, is made only when something reads it (aborted at once if the dial was
  * already cancelled): a dial through the default transport makes no AbortController, which costs more than the
- * rest of a dial's bookkeeping. A Transport's connect() is given a plain DialOptions with the signal (session-options.ts).
+ * rest of a dial's bookkeeping. A Transport's connect() is given a plain DialOptions with the signal
+ * (session-options.ts).
  */
 export class DialRequest implements DialOptions {
   readonly tls: boolean | TlsOptions | undefined;
@@ -217,10 +218,16 @@ export class Deadline {
     this.timer = clock.setTimeout(this.check, bound === null ? ms : Math.min(ms, bound.at - now));
   }
 
-  /** From now on, `onExpiry` runs `ms` from now (unless stopped first; Infinity: only the bound is left). */
+  /** From now on, `onExpiry` runs `ms` from now (unless stopped first). */
   move(ms: number, onExpiry: () => void): void {
     this.at = this.clock.now() + ms;
     this.onExpiry = onExpiry;
+  }
+
+  /** From now on the timer watches the bound alone: nothing of the deadline's own expires (stop() ends it). */
+  boundOnly(): void {
+    this.at = Number.POSITIVE_INFINITY;
+    this.onExpiry = nothing;
   }
 
   /** What runs when the deadline passes, without moving it (dialWithin sets the dial's). */
@@ -251,8 +258,8 @@ export class Deadline {
 }
 
 /**
- * Runs `dial` with its DialRequest (`tls`, `ms`), cancelled when `deadline` passes (the connect timeout is the client's, not the
- * Transport's, `ms` only names it): rejects then, whether or not the Transport heeds the signal, and closes a
+ * Runs `dial` with its DialRequest (`tls`, `ms`), cancelled when `deadline` passes (the connect timeout is the
+ * client's, not the Transport's, `ms` only names it): rejects then, whether or not the Transport heeds the signal, and closes a
  * link that comes later. A failed dial stops the deadline; a link keeps it running for what follows.
  */
 export function dialWithin(

@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { createSocket } from "node:dgram";
 import { isIP } from "node:net";
 import { type HostPort, hostText } from "../../../protocol/connect-string.ts";
+import { concatBytes } from "../../bytes.ts";
 import { systemClock, type Clock } from "../../clock.ts";
 import { dialSocket, type Dialer, type Link } from "../../transport/transport.ts";
 import { enctype, enctypeName, isSupportedEnctype, SUPPORTED_ENCTYPES } from "./crypto.ts";
@@ -135,15 +136,7 @@ export function tcpExchange(dial: Dialer, target: HostPort, request: Uint8Array,
     const chunks: Uint8Array[] = [];
     let have = 0;
     let need = -1;
-    const all = (): Uint8Array => {
-      const out = new Uint8Array(have);
-      let at = 0;
-      for (const c of chunks) {
-        out.set(c, at);
-        at += c.length;
-      }
-      return out;
-    };
+    const all = (): Uint8Array => concatBytes(...chunks);
     const handlers = {
       onData(chunk: Uint8Array): void {
         if (settled()) return;
