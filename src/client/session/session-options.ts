@@ -7,7 +7,7 @@ import { badArguments } from "../errors.ts";
 import { fourLetterWord } from "../transport/four-letter.ts";
 import { type ServerMemory, serverMemory } from "./features.ts";
 import { type SaslFactory, saslFactory } from "../sasl/exchange.ts";
-import { type Dialer, type Transport, defaultTransport, dialSocket } from "../transport/transport.ts";
+import { type Dialer, type Transport, TransportDialOptions, defaultTransport, dialSocket } from "../transport/transport.ts";
 import type { ConnectOptions, Logger, SessionState, TlsOptions, WatchedEvent } from "../types.ts";
 import type { WatchRegistry } from "../watches/watches.ts";
 
@@ -74,21 +74,14 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     throw badArguments("clock must have now(), setTimeout() and clearTimeout()", "connect");
   }
   if (clock.wallTime !== undefined && typeof clock.wallTime !== "function") throw badArguments("clock.wallTime must be a function", "connect");
-  // The default transport takes dialWithin's DialRequest as it is; a Transport is given plain options whose
-  // `signal` is made when it reads it (an own property: a spread copy keeps it). Neither makes an AbortSignal
-  // for a dial that never looks at it.
+  // The default transport takes dialWithin's DialRequest as it is; a Transport is given TransportDialOptions,
+  // whose `signal` is made when it reads it (an own property: a spread copy keeps it). Neither makes an
+  // AbortSignal for a dial that never looks at it.
   const dialer: Dialer =
     options.dialer ??
     (transport === defaultTransport
       ? dialSocket
-      : (target, handlers, opts) =>
-          transport.connect(target, handlers, {
-            tls: opts.tls,
-            timeoutMs: opts.timeoutMs,
-            get signal() {
-              return opts.signal;
-            },
-          }));
+      : (target, handlers, opts) => transport.connect(target, handlers, new TransportDialOptions(opts)));
   return {
     hosts,
     sessionTimeout: Math.round(num(options.sessionTimeout, "sessionTimeout", 30_000)),

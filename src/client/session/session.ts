@@ -83,10 +83,12 @@ export class Session implements ConnectionOwner, AttemptOwner {
     this.hosts = new HostList(o.hosts);
     // A user-supplied id is a global session.
     if (o.sessionId !== undefined && o.sessionId !== 0n) this.identity = { id: o.sessionId, password: o.sessionPassword ?? new Uint8Array(16), global: true };
-    let settle = { resolve: (): void => {}, reject: (_e: Error): void => {} };
-    const promise = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    let resolve = (): void => {};
+    let reject = (_e: Error): void => {};
+    const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
     promise.catch(() => {}); // start() hands it out; before that nobody is waiting
-    this.first = { promise, settled: false, ...settle };
+    // Named properties, not a spread of the settle functions (CopyDataProperties was 1.6 K instructions a session).
+    this.first = { promise, settled: false, resolve, reject };
   }
 
   get log(): Logger {

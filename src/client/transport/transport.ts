@@ -61,8 +61,7 @@ export type Dialer = (target: HostPort, handlers: LinkHandlers, opts: DialOption
  * One dial's options and its cancellation (dialWithin makes one per dial). The default transport listens to it
  * directly; `signal`, a real AbortSignal, is made only when something reads it (aborted at once if the dial was
  * already cancelled): a dial through the default transport makes no AbortController, which costs more than the
- * rest of a dial's bookkeeping. A Transport's connect() is given a plain DialOptions with the signal
- * (session-options.ts).
+ * rest of a dial's bookkeeping. A Transport's connect() is given TransportDialOptions over it.
  */
 export class DialRequest implements DialOptions {
   readonly tls: boolean | TlsOptions | undefined;
@@ -97,6 +96,33 @@ export class DialRequest implements DialOptions {
     this.hook = null;
     hook?.(reason);
     this.controller?.abort(reason);
+  }
+}
+
+/**
+ * What a Transport's connect() is given for a dial: `tls` and `timeoutMs` as data, and `signal` as an own
+ * enumerable accessor that reads the dial's (a DialRequest makes its AbortSignal only then; a spread copy
+ * reads it, and carries it). The accessor is one function for every dial: an object literal's getter is a new
+ * function each time, and V8 then gives each such object a dictionary of its own (about 2 K instructions a
+ * dial, and the garbage).
+ */
+export class TransportDialOptions implements DialOptions {
+  readonly tls: boolean | TlsOptions | undefined;
+  readonly timeoutMs: number;
+  declare readonly signal: AbortSignal | undefined;
+  readonly #source: DialOptions;
+  static readonly #signal: PropertyDescriptor = {
+    enumerable: true,
+    get(this: TransportDialOptions): AbortSignal | undefined {
+      return this.#source.signal;
+    },
+  };
+
+  constructor(source: DialOptions) {
+    this.tls = source.tls;
+    this.timeoutMs = source.timeoutMs;
+    this.#source = source;
+    Object.defineProperty(this, "signal", TransportDialOptions.#signal);
   }
 }
 

@@ -61,8 +61,9 @@ export class WatchRegistry {
 
   /** No watch of any kind (every new session's first connection: nothing to re-register). */
   get isEmpty(): boolean {
-    for (const kind of WATCH_KINDS) if ((this.tables[kind]?.size ?? 0) > 0) return false;
-    return true;
+    // Each table by its name: a loop over WATCH_KINDS reads this.tables[kind] by computed key (megamorphic).
+    const t = this.tables;
+    return !(t.data?.size || t.exist?.size || t.child?.size || t.persistent?.size || t.persistentRecursive?.size);
   }
 
   get size(): number {

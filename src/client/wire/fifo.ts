@@ -35,6 +35,12 @@ export class Fifo<T> {
 
   /** Empties the queue and returns what it held, oldest first. */
   drain(): T[] {
+    if (this.head >= this.items.length) {
+      // Nearly every drain (a connection's close, a session's end) finds nothing: no slice for that.
+      if (this.items.length > 0) this.items = [];
+      this.head = 0;
+      return [];
+    }
     const out = this.items.slice(this.head) as T[];
     this.items = [];
     this.head = 0;
