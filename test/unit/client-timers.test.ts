@@ -72,11 +72,41 @@ describe("connect()'s deadline on an injected clock", () => {
   /** A ManualClock that counts the timers set on it. */
   class CountingClock extends ManualClock {
     set = 0;
+    durations: number[] = [];
     override setTimeout(fn: () => void, ms: number): ReturnType<ManualClock["setTimeout"]> {
       this.set++;
+      this.durations.push(ms);
       return super.setTimeout(fn, ms);
     }
   }
+
+  it("the attempt's timer steps by the connection's tick (one duration: the runtime keeps one timer list for both), and still ends a stuck dial at its deadline", async () => {
+    const clock = new CountingClock();
+    const server = new FakeZk(); // negotiates 3000 ms: tick 250 ms
+    const zk = await connectFake(clock, server);
+    await zk.close();
+    assert.deepEqual(clock.durations, [250, 250]);
+    // A dial that never completes: the attempt's deadline (3000 ms: the session timeout over one host) still ends it, in 250 ms steps.
+    const stuck = new CountingClock();
+    const dials: number[] = [];
+    const outcome = ZooKeeper.connect("slow:2181", {
+      transport: { connect: () => (dials.push(stuck.now()), new Promise(() => {})) },
+      clock: stuck,
+      sessionTimeout: 3000,
+      connectTimeout: 15_000,
+    }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    await stuck.advance(1000);
+    assert.equal(dials.length, 1);
+    assert.ok(stuck.durations.every((ms) => ms <= 250), `durations ${stuck.durations.join(", ")}`);
+    await stuck.advance(15_000);
+    const e = await outcome;
+    assert.ok(e instanceof Error);
+    assert.match(e.message, /^CONNECTIONLOSS: no session established within 15000 ms/);
+    assert.ok(dials.length >= 2 && dials[1]! - dials[0]! >= 1000, `second dial at ${dials[1]} after the first at ${dials[0]} (the first's deadline)`);
+  });
 
   it("a session that connects at its first try and closes sets two timers: the attempt's (which watches connect()'s deadline too) and the connection's tick (which watches closeSession's answer too)", async () => {
     const clock = new CountingClock();

@@ -235,13 +235,20 @@ export class Deadline {
   private timer: TimerHandle | null;
   private onExpiry: () => void = nothing;
   private bound: Bound | null;
+  private readonly step: number;
 
-  constructor(clock: Clock, ms: number, bound: Bound | null = null) {
+  /**
+   * `step`: the longest the timer waits at once (it checks and arms itself again until the deadline): a
+   * connection's tick period, so that the attempt's timer and the connection's share one list of the runtime's
+   * timers (Node keeps a list per duration, made and dropped as its first timer comes and its last goes).
+   */
+  constructor(clock: Clock, ms: number, bound: Bound | null = null, step = Number.POSITIVE_INFINITY) {
     this.clock = clock;
     const now = clock.now();
     this.at = now + ms;
     this.bound = bound;
-    this.timer = clock.setTimeout(this.check, bound === null ? ms : Math.min(ms, bound.at - now));
+    this.step = step;
+    this.timer = clock.setTimeout(this.check, Math.min(step, bound === null ? ms : Math.min(ms, bound.at - now)));
   }
 
   /** From now on, `onExpiry` runs `ms` from now (unless stopped first). */
@@ -278,7 +285,7 @@ export class Deadline {
     }
     const left = Math.min(this.at, bound === null ? Number.POSITIVE_INFINITY : bound.at) - now;
     if (left === Number.POSITIVE_INFINITY) return; // nothing left to watch
-    if (left > 0) this.timer = this.clock.setTimeout(this.check, left);
+    if (left > 0) this.timer = this.clock.setTimeout(this.check, Math.min(left, this.step));
     else this.onExpiry();
   };
 }
