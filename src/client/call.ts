@@ -23,14 +23,11 @@ export class Caller {
   readonly chroot: string;
   readonly watches: WatchRegistry;
   private readonly send: Send;
-  /** Who the session authenticated as, for NOAUTH's message (request.ts). */
-  private readonly identities: (() => string) | undefined;
 
-  constructor(chroot: string, watches: WatchRegistry, send: Send, identities?: () => string) {
+  constructor(chroot: string, watches: WatchRegistry, send: Send) {
     this.chroot = chroot;
     this.watches = watches;
     this.send = send;
-    this.identities = identities;
   }
 
   /** A client path as the server knows it. */
@@ -41,16 +38,14 @@ export class Caller {
   /**
    * Sends `body` as `spec`'s request and resolves with its decoded (and `result`-mapped) reply; rejects with a
    * ZooKeeperError carrying `op` and `path`. A `path` field of `body` is a client path unless `absolute`. `o` is
-   * this call's own descriptor (made per call): completed here with the chroot, the identities and the watcher's
-   * reply hook, then held by the request until its reply.
+   * this call's own descriptor (made per call): given the watcher's reply hook here when it has a watcher, then
+   * held by the request until its reply (the chroot for `result` is the session's CallContext's).
    */
   call<Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, o: Call<Res, Out>): Promise<Out> {
     const chroot = this.chroot;
     const pathed = body as (Req & { path?: unknown }) | undefined;
     if (chroot !== "" && o.absolute !== true && typeof pathed?.path === "string") body = { ...body, path: addChroot(chroot, pathed.path) };
     if (o.watcher !== undefined) o.onReply = watchOnReply(this.watches, (body as { path: string }).path, o.watcher, o.watchAs ?? "data", o.watchAsIfNoNode);
-    o.chroot = chroot;
-    o.identities = this.identities;
     return this.send(spec, body, o);
   }
 

@@ -87,6 +87,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     this.chroot = parsed.chroot;
     this.log = options.logger ?? silent;
     const o = sessionOptions(parsed.hosts, options, this.log, {
+      chroot: this.chroot,
+      identities: this.identities,
       watches: this.watches,
       onState: (state) => {
         const from = this.shownState;
@@ -229,7 +231,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private caller?: Caller;
   /** Every operation goes through `calls.call` (call.ts); made on first use, once the session exists. */
   private get calls(): Caller {
-    return (this.caller ??= new Caller(this.chroot, this.watches, this.session.send, this.identities));
+    return (this.caller ??= new Caller(this.chroot, this.watches, this.session.send));
   }
 
   /** Stores credentials with the session, and their name for NOAUTH's message. */

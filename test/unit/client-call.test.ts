@@ -30,7 +30,7 @@ function stub(chroot: string): { c: Caller; sent: Sent[]; watches: WatchRegistry
   const watches = new WatchRegistry();
   const send: Send = <Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, call: Call<Res, Out>): Promise<Out> =>
     new Promise<Out>((resolve, reject) => {
-      const p = new Pending(spec, body, call, 1 << 20, resolve, reject);
+      const p = new Pending(spec, body, call, { chroot, maxBufferSize: 1 << 20 }, resolve, reject);
       sent.push({
         req: { opcode: p.opcode, write: spec.writeRequest, needs: call.needs, op: call.op },
         frame: p.frame,

@@ -33,6 +33,10 @@ export interface SessionOptions {
   /** Timers and "now" for everything the session runs (default: the runtime's). */
   clock?: Clock;
   watches: WatchRegistry;
+  /** The client's chroot, for the calls' `result` mappings (request.ts CallContext). */
+  chroot: string;
+  /** Who the session authenticated as, for NOAUTH's message (never secrets). */
+  identities?: () => string;
   onState(state: SessionState): void;
   /** A notification (`zxid`: the change's, -1 before 3.9) and the watchers it triggers (a fresh array, the caller's to keep). */
   onWatchEvent(event: { type: number; state: number; path: string }, zxid: bigint, watchers: ((e: WatchedEvent) => void)[]): void;
@@ -52,7 +56,7 @@ export interface InternalOptions extends ConnectOptions {
 }
 
 /** What the client gives the session besides ConnectOptions: its watch registry and its callbacks. */
-export type SessionCallbacks = Pick<SessionOptions, "watches" | "onState" | "onWatchEvent" | "onSessionEvent" | "onResume">;
+export type SessionCallbacks = Pick<SessionOptions, "chroot" | "identities" | "watches" | "onState" | "onWatchEvent" | "onSessionEvent" | "onResume">;
 
 /**
  * Checks and completes the options; throws BADARGUMENTS. One object literal, not `{ ...checked, ...callbacks }`:
@@ -100,6 +104,8 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     // The read-only probe's four-letter words go through the same Transport and clock as the session.
     fourLetter: (host, cmd) => fourLetterWord(dialer, clock, host, cmd, 2000, options.tls),
     watches: callbacks.watches,
+    chroot: callbacks.chroot,
+    identities: callbacks.identities,
     onState: callbacks.onState,
     onWatchEvent: callbacks.onWatchEvent,
     onSessionEvent: callbacks.onSessionEvent,

@@ -19,7 +19,7 @@ import { type Clock, type TimerHandle, systemClock } from "../clock.ts";
 import { microtask } from "./microtask.ts";
 import { isStalled, pingIntervalFor, readTimeoutFor, tickFor } from "./liveness.ts";
 import { Ops } from "../../protocol/ops.ts";
-import { type Call, Pending } from "./request.ts";
+import { type Call, type CallContext, Pending } from "./request.ts";
 import type { Link, LinkHandlers } from "../transport/transport.ts";
 import type { Logger } from "../types.ts";
 
@@ -52,6 +52,7 @@ const MAX_WRITE = 256 * 1024;
 
 /** Every ping's call: the client's own, answered by a bare header (its Pending settles nobody). */
 const PING: Call<unknown, unknown> = { op: "ping", lane: "own" };
+const PING_CONTEXT: CallContext = { chroot: "", maxBufferSize: Number.POSITIVE_INFINITY };
 const ignore = (): void => {};
 /** The reader's bytes until the first frame (it only ever reads them). */
 const NOTHING = new Uint8Array(0);
@@ -273,7 +274,7 @@ export class Connection implements LinkHandlers {
       return;
     }
     if (now - this.lastSend >= this.pingInterval && this.endBy === Number.POSITIVE_INFINITY) {
-      this.send(new Pending(Ops.ping, undefined, PING, Number.POSITIVE_INFINITY, ignore, ignore));
+      this.send(new Pending(Ops.ping, undefined, PING, PING_CONTEXT, ignore, ignore));
     }
     this.schedule();
   }

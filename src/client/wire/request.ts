@@ -40,8 +40,20 @@ export interface CallSpec<Req, Res> {
 export type Lane = "call" | "own";
 
 /**
- * One call, from the public method down: made per call (an object literal), completed by `Caller.call` (chroot,
- * identities, the watcher's reply hook) and held by its Pending until the reply.
+ * What every request of a session shares (one object per session, given to each Pending): the client's chroot,
+ * for `result`; who the session authenticated as, for NOAUTH's message; the largest frame the server takes.
+ */
+export interface CallContext {
+  readonly chroot: string;
+  readonly maxBufferSize: number;
+  /** Who the session authenticated as, for a NOAUTH's message (called only then; never secrets). */
+  readonly identities?: () => string;
+}
+
+/**
+ * One call, from the public method down: made per call (an object literal), given the watcher's reply hook by
+ * `Caller.call` when it has a watcher, and held by its Pending until the reply. Nothing else is added to it: a
+ * property added to an object literal after it is made costs it a backing store of its own.
  */
 export interface Call<Res, Out> {
   /** The operation's name, for errors ("getData", "createWithStat", "sasl", ...). */
@@ -70,10 +82,6 @@ export interface Call<Res, Out> {
   result?: (res: Res, chroot: string) => Out;
   /** The body's `path` is a server path already (outside the chroot: /zookeeper/config). */
   absolute?: boolean;
-  /** The client's chroot, for `result` (set by Caller.call). */
-  chroot?: string;
-  /** Who the session authenticated as, for a NOAUTH's message (called only then; never secrets). */
-  identities?: () => string;
 }
 
 /** The writer every request is encoded with (one frame at a time; the bytes are copied out). */
@@ -99,6 +107,7 @@ export class Pending {
   readonly opcode: number;
   readonly frame: Uint8Array;
   readonly call: Call<unknown, unknown>;
+  private readonly context: CallContext;
   private readonly decode: (r: JuteReader) => unknown;
   private readonly resolve: (v: unknown) => void;
   private readonly reject: (e: unknown) => void;
@@ -107,11 +116,12 @@ export class Pending {
   private unlisten: (() => void) | null = null;
 
   /** `spec`, `call` and `resolve` agree on the reply's type (Session.send's signature says so; stored untyped). */
-  constructor(spec: CallSpec<never, unknown>, body: unknown, call: Call<never, unknown>, maxBufferSize: number, resolve: (v: never) => void, reject: (e: unknown) => void) {
+  constructor(spec: CallSpec<never, unknown>, body: unknown, call: Call<never, unknown>, context: CallContext, resolve: (v: never) => void, reject: (e: unknown) => void) {
     this.opcode = spec.code;
     this.xid = spec.code === OpCode.auth ? Xid.AUTH : spec.code === OpCode.ping ? Xid.PING : 0;
     const write = spec.writeRequest as (w: JuteWriter, body: unknown) => void;
     this.call = call as Call<unknown, unknown>;
+    this.context = context;
     this.decode = spec.readResponse;
     this.resolve = resolve as (v: unknown) => void;
     this.reject = reject;
@@ -122,8 +132,8 @@ export class Pending {
       throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `cannot encode request: ${(e as Error).message}`, { op: call.op, path: call.path });
     }
     // The server drops a connection that sends a frame above its jute.maxbuffer: refuse it here instead.
-    if (frame.length - 4 > maxBufferSize) {
-      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `request of ${frame.length - 4} bytes exceeds maxBufferSize ${maxBufferSize}`, { op: call.op, path: call.path });
+    if (frame.length - 4 > context.maxBufferSize) {
+      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `request of ${frame.length - 4} bytes exceeds maxBufferSize ${context.maxBufferSize}`, { op: call.op, path: call.path });
     }
     this.frame = frame;
     if (call.signal) this.listen(call.signal);
@@ -176,7 +186,8 @@ export class Pending {
     }
     call.onReply?.(err);
     if (err !== 0) {
-      this.fail(new ZooKeeperError(err as ErrorCode, err === ErrorCode.NOAUTH && call.identities ? `not authorized; this session authenticated as: ${call.identities()}` : undefined, { op: call.op, path: call.path }));
+      const identities = this.context.identities;
+      this.fail(new ZooKeeperError(err as ErrorCode, err === ErrorCode.NOAUTH && identities ? `not authorized; this session authenticated as: ${identities()}` : undefined, { op: call.op, path: call.path }));
       return;
     }
     let value: unknown;
@@ -190,7 +201,7 @@ export class Pending {
     if (map !== undefined) {
       // Mapped here rather than in a .then of the caller's promise: one promise and one closure fewer per call.
       try {
-        value = map(value, call.chroot ?? "");
+        value = map(value, this.context.chroot);
       } catch (e) {
         this.fail(e); // the reply was fine: the link stays
         return;
