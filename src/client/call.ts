@@ -3,7 +3,7 @@
 // watcher is registered in the receive path together with its reply, and the call goes to the session's
 // send (request.ts: a signal can abandon it; the decoded reply is mapped back out of the chroot). Argument
 // checks stay with each public method.
-import { AddWatchMode, CreateMode, ErrorCode, WatcherType } from "../protocol/constants.ts";
+import { AddWatchMode, CreateMode, WatcherType } from "../protocol/constants.ts";
 import { type Create2Response, Ops } from "../protocol/ops.ts";
 import { addChroot, stripChroot } from "../protocol/path.ts";
 import type { ClientInfo, Stat } from "../protocol/records.ts";
@@ -12,7 +12,7 @@ import { Ids } from "./acl.ts";
 import type { Needs } from "./session/features.ts";
 import { type HelperClient, createWithParents } from "./helpers.ts";
 import type { Call, CallSpec, Send } from "./wire/request.ts";
-import type { CreateOptions, Data, Watcher } from "./types.ts";
+import type { CreateOptions, Data } from "./types.ts";
 import { checkAcl, checkCreateMode, checkPath, toBytes } from "./validate.ts";
 import type { WatchKind, WatchRegistry } from "./watches/watches.ts";
 
@@ -38,15 +38,22 @@ export class Caller {
   /**
    * Sends `body` as `spec`'s request and resolves with its decoded (and `result`-mapped) reply; rejects with a
    * ZooKeeperError carrying `op` and `path`. A `path` field of `body` is a client path unless `absolute`. `o` is
-   * this call's own descriptor (made per call): given the watcher's reply hook here when it has a watcher, then
-   * held by the request until its reply (the chroot for `result` is the session's CallContext's).
+   * this call's own descriptor (made per call), held by the request until its reply, which registers its
+   * `watcher` (the chroot for that and for `result` is the session's CallContext's).
    */
   call<Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, o: Call<Res, Out>): Promise<Out> {
     const chroot = this.chroot;
     const pathed = body as (Req & { path?: unknown }) | undefined;
     if (chroot !== "" && o.absolute !== true && typeof pathed?.path === "string") body = { ...body, path: addChroot(chroot, pathed.path) };
-    if (o.watcher !== undefined) o.onReply = watchOnReply(this.watches, (body as { path: string }).path, o.watcher, o.watchAs ?? "data", o.watchAsIfNoNode);
     return this.send(spec, body, o);
+  }
+
+  /**
+   * call() with one object as both the request's body and the call's descriptor (the hot reads and writes:
+   * getData, exists, getChildren, setData, delete): one object per call instead of two.
+   */
+  request<Req, Res, Out = Res>(spec: CallSpec<Req, Res>, o: Req & Call<Res, Out>): Promise<Out> {
+    return this.call(spec, o, o);
   }
 
   /** After an abandoned addWatch succeeded: the server's watch has no listener; drop it unless another needs it. */
@@ -55,13 +62,6 @@ export class Caller {
     if (this.watches.needsServerTable("data", serverPath) || this.watches.needsServerTable("child", serverPath)) return;
     this.call(Ops.removeWatches, { path, type: WatcherType.Any }, { op: "addWatch", path }).catch(() => {});
   }
-}
-
-function watchOnReply(watches: WatchRegistry, serverPath: string, watcher: Watcher, onOk: WatchKind, onNoNode: WatchKind | undefined): (err: number) => void {
-  return (err) => {
-    if (err === ErrorCode.OK) watches.add(onOk, serverPath, watcher);
-    else if (err === ErrorCode.NONODE && onNoNode !== undefined) watches.add(onNoNode, serverPath, watcher);
-  };
 }
 
 /**
@@ -81,13 +81,13 @@ export function createNode(c: Caller, zk: HelperClient, op: string, path: string
       const again = { ...o, createParents: false };
       return createWithParents<string | Created>(zk, path, acl, signal, () => (withStat ? createNode(c, zk, op, path, data, again, true) : createNode(c, zk, op, path, data, again, false)));
     }
-    const body = { path, data: toBytes(op, path, data), acl, flags: mode };
+    const bytes = toBytes(op, path, data);
     // TTL and container creates answer as create2 does (path and Stat), also for create.
     const fromCreate2: (r: Create2Response, chroot: string) => string | Created = withStat ? createdWithStat : createdName2;
-    if (ttl !== undefined) return c.call(Ops.createTTL, { path: body.path, data: body.data, acl, flags: mode, ttl: BigInt(ttl) }, { op, path, needs: need(["ttl"], `${op} of a TTL node`), signal, result: fromCreate2 });
-    if (mode === CreateMode.CONTAINER) return c.call(Ops.createContainer, body, { op, path, needs: need(["containers"], `${op} of a container`), signal, result: fromCreate2 });
-    if (withStat) return c.call(Ops.create2, body, { op, path, needs: need(["createWithStat"], op), signal, result: createdWithStat });
-    return c.call(Ops.create, body, { op, path, signal, result: createdName });
+    if (ttl !== undefined) return c.call(Ops.createTTL, { path, data: bytes, acl, flags: mode, ttl: BigInt(ttl) }, { op, path, needs: need(["ttl"], `${op} of a TTL node`), signal, result: fromCreate2 });
+    if (mode === CreateMode.CONTAINER) return c.call(Ops.createContainer, { path, data: bytes, acl, flags: mode }, { op, path, needs: need(["containers"], `${op} of a container`), signal, result: fromCreate2 });
+    if (withStat) return c.request(Ops.create2, { op, path, data: bytes, acl, flags: mode, needs: need(["createWithStat"], op), signal, result: createdWithStat });
+    return c.request(Ops.create, { op, path, data: bytes, acl, flags: mode, signal, result: createdName });
   } catch (e) {
     return Promise.reject(e);
   }

@@ -272,7 +272,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     try {
       checkPath("delete", path);
       const v = checkVersion("delete", path, version);
-      return this.calls.call(Ops.delete, { path, version: v }, { op: "delete", path, signal: signalOf("delete", path, options) });
+      return this.calls.request(Ops.delete, { op: "delete", path, version: v, signal: signalOf("delete", path, options) });
     } catch (e) {
       return Promise.reject(e);
     }
@@ -301,7 +301,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     const w = checkWatcher("exists", path, watcher);
     try {
       // A missing node still leaves a server-side watch: it fires NodeCreated.
-      return await this.calls.call(Ops.exists, { path, watch: w !== undefined }, { op: "exists", path, watcher: w, watchAs: "data", watchAsIfNoNode: "exist", signal: signalOf("exists", path, options) });
+      return await this.calls.request(Ops.exists, { op: "exists", path, watch: w !== undefined, watcher: w, watchAs: "data", watchAsIfNoNode: "exist", signal: signalOf("exists", path, options) });
     } catch (e) {
       if (e instanceof ZooKeeperError && e.code === ErrorCode.NONODE) return null;
       throw e;
@@ -319,7 +319,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     try {
       checkPath("getData", path);
       const w = checkWatcher("getData", path, watcher);
-      return this.calls.call(Ops.getData, { path, watch: w !== undefined }, { op: "getData", path, watcher: w, watchAs: "data", signal: signalOf("getData", path, options) });
+      return this.calls.request(Ops.getData, { op: "getData", path, watch: w !== undefined, watcher: w, watchAs: "data", signal: signalOf("getData", path, options) });
     } catch (e) {
       return Promise.reject(e);
     }
@@ -338,7 +338,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
       checkPath("setData", path);
       const bytes = toBytes("setData", path, data);
       const v = checkVersion("setData", path, version);
-      return this.calls.call(Ops.setData, { path, data: bytes, version: v }, { op: "setData", path, signal: signalOf("setData", path, options) });
+      return this.calls.request(Ops.setData, { op: "setData", path, data: bytes, version: v, signal: signalOf("setData", path, options) });
     } catch (e) {
       return Promise.reject(e);
     }
@@ -354,7 +354,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private async getChildrenNow(path: string, watcher?: Watcher, options?: CallOptions): Promise<string[]> {
     checkPath("getChildren", path);
     const w = checkWatcher("getChildren", path, watcher);
-    return this.calls.call(Ops.getChildren, { path, watch: w !== undefined }, { op: "getChildren", path, watcher: w, watchAs: "child", signal: signalOf("getChildren", path, options) });
+    return this.calls.request(Ops.getChildren, { op: "getChildren", path, watch: w !== undefined, watcher: w, watchAs: "child", signal: signalOf("getChildren", path, options) });
   }
 
   /** Like `getChildren`, and also the node's Stat. */
@@ -366,7 +366,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     const op = "getChildrenWithStat";
     checkPath(op, path);
     const w = checkWatcher(op, path, watcher);
-    return this.calls.call(Ops.getChildren2, { path, watch: w !== undefined }, { op, path, watcher: w, watchAs: "child", signal: signalOf(op, path, options) });
+    return this.calls.request(Ops.getChildren2, { op, path, watch: w !== undefined, watcher: w, watchAs: "child", signal: signalOf(op, path, options) });
   }
 
   /** A node's ACL and Stat. Server code: NONODE. */

@@ -11,7 +11,7 @@ import { JuteReader, JuteWriter } from "../../src/protocol/jute.ts";
 import { Ops } from "../../src/protocol/ops.ts";
 import { Caller, createdName } from "../../src/client/call.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "../../src/client/listeners.ts";
-import { type Call, type CallSpec, Pending, type Send } from "../../src/client/wire/request.ts";
+import { type Call, type CallSpec, Pending, type Send, encodeCall } from "../../src/client/wire/request.ts";
 import { WatchRegistry } from "../../src/client/watches/watches.ts";
 import { ZooKeeperError, isZooKeeperError } from "../../src/index.ts";
 import type { Logger } from "../../src/client/types.ts";
@@ -30,7 +30,8 @@ function stub(chroot: string): { c: Caller; sent: Sent[]; watches: WatchRegistry
   const watches = new WatchRegistry();
   const send: Send = <Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, call: Call<Res, Out>): Promise<Out> =>
     new Promise<Out>((resolve, reject) => {
-      const p = new Pending(spec, body, call, { chroot, maxBufferSize: 1 << 20 }, resolve, reject);
+      const context = { chroot, maxBufferSize: 1 << 20, watches };
+      const p = new Pending(spec, encodeCall(spec, body, call, context), call, context, resolve, reject);
       sent.push({
         req: { opcode: p.opcode, write: spec.writeRequest, needs: call.needs, op: call.op },
         frame: p.frame,

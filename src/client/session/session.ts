@@ -15,7 +15,7 @@ import { HostList } from "./hosts.ts";
 import { clientExpiryAfter, leaseLeft } from "../wire/liveness.ts";
 import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
 import { ReadOnlyProbe } from "./readonly-probe.ts";
-import { type Call, type CallContext, type CallSpec, Pending, type Send, answer } from "../wire/request.ts";
+import { type Call, type CallContext, type CallSpec, Pending, type Send, answer, encodeCall } from "../wire/request.ts";
 import { type SaslClient, SaslRefused, saslExchange, saslRejected } from "../sasl/exchange.ts";
 import type { Logger, SessionState } from "../types.ts";
 import { type Clock, type TimerHandle, lateAware, sleepOn, systemClock } from "../clock.ts";
@@ -76,7 +76,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
 
   constructor(o: SessionOptions) {
     this.o = o;
-    this.context = { chroot: o.chroot, maxBufferSize: o.maxBufferSize, identities: o.identities };
+    this.context = { chroot: o.chroot, maxBufferSize: o.maxBufferSize, watches: o.watches, identities: o.identities };
     this.clock = o.clock ?? systemClock;
     // The client's own timers run on the same clock, watched for lateness: a timer that fires late means
     // the process was stalled, and "resumed" goes out before that timer (or any link callback) acts.
@@ -441,7 +441,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
       }
       let p: Pending;
       try {
-        p = new Pending(spec, body, call, this.context, resolve, reject);
+        p = new Pending(spec, encodeCall(spec, body, call, this.context), call, this.context, resolve, reject);
       } catch (e) {
         reject(e);
         return;

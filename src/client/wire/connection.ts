@@ -3,7 +3,7 @@
 // the session owns those and makes a new Connection for every attempt.
 import { ErrorCode, Xid } from "../../protocol/constants.ts";
 import { ProtocolError } from "../../protocol/errors.ts";
-import { FrameDecoder, encodeFrame } from "../../protocol/frame.ts";
+import { FrameDecoder, PING_FRAME, encodeFrame } from "../../protocol/frame.ts";
 import { JuteReader, frameBytes } from "../../protocol/jute.ts";
 import {
   type ConnectRequest,
@@ -274,7 +274,7 @@ export class Connection implements LinkHandlers {
       return;
     }
     if (now - this.lastSend >= this.pingInterval && this.endBy === Number.POSITIVE_INFINITY) {
-      this.send(new Pending(Ops.ping, undefined, PING, PING_CONTEXT, ignore, ignore));
+      this.send(new Pending(Ops.ping, PING_FRAME, PING, PING_CONTEXT, ignore, ignore)); // its frame never changes (its xid is fixed)
     }
     this.schedule();
   }

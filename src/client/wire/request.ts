@@ -11,7 +11,8 @@ import type { Connection } from "./connection.ts";
 import { ZooKeeperError } from "../errors.ts";
 import type { ServerFeatures } from "../types.ts";
 import type { Watcher } from "../types.ts";
-import type { WatchKind } from "../watches/watches.ts";
+import type { WatchKind, WatchRegistry } from "../watches/watches.ts";
+import { addChroot } from "../../protocol/path.ts";
 
 /** A feature of `ServerFeatures` (every field but `generation`). */
 export type Feature = Exclude<keyof ServerFeatures, "generation">;
@@ -46,6 +47,8 @@ export type Lane = "call" | "own";
 export interface CallContext {
   readonly chroot: string;
   readonly maxBufferSize: number;
+  /** Where a call's `watcher` is registered when its reply comes (none for the connection's pings). */
+  readonly watches?: WatchRegistry;
   /** Who the session authenticated as, for a NOAUTH's message (called only then; never secrets). */
   readonly identities?: () => string;
 }
@@ -68,9 +71,12 @@ export interface Call<Res, Out> {
   needs?: Needs;
   /** Validated by `signalOf`; an abort rejects the call with its reason (a request still waiting is never sent). */
   signal?: AbortSignal;
-  /** Runs in the receive path with the reply's code, before the promise settles (go-zookeeper's recvFunc). */
+  /** Runs in the receive path with the reply's code, before the promise settles (go-zookeeper's recvFunc); not with a `watcher`. */
   onReply?: (err: number) => void;
-  /** Registered at reply time on the body's (server) path: as `watchAs` on OK, as `watchAsIfNoNode` on NONODE. */
+  /**
+   * Registered in the receive path, before the promise settles, on `path` as the server knows it (in the chroot
+   * unless `absolute`): as `watchAs` on OK, as `watchAsIfNoNode` on NONODE.
+   */
   watcher?: Watcher;
   /** The watch table `watcher` goes into on OK. */
   watchAs?: WatchKind;
@@ -95,9 +101,29 @@ function patchXid(frame: Uint8Array, xid: number): void {
   frame[7] = xid;
 }
 
+/** The xid a request's frame is written with: AuthPacket's and ping's are fixed, the others' come when queued. */
+const fixedXid = (code: number): number => (code === OpCode.auth ? Xid.AUTH : code === OpCode.ping ? Xid.PING : 0);
+
+/**
+ * `spec`'s request frame for `body` (its xid still to come, unless fixed); throws BADARGUMENTS for what cannot be
+ * encoded or is over the server's `maxBufferSize` (the server drops a connection that sends one).
+ */
+export function encodeCall(spec: CallSpec<never, unknown>, body: unknown, call: Call<never, unknown>, context: CallContext): Uint8Array {
+  let frame: Uint8Array;
+  try {
+    frame = encodeRequest(fixedXid(spec.code), spec.code, spec.writeRequest as (w: JuteWriter, body: unknown) => void, body, writer);
+  } catch (e) {
+    throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `cannot encode request: ${(e as Error).message}`, { op: call.op, path: call.path });
+  }
+  if (frame.length - 4 > context.maxBufferSize) {
+    throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `request of ${frame.length - 4} bytes exceeds maxBufferSize ${context.maxBufferSize}`, { op: call.op, path: call.path });
+  }
+  return frame;
+}
+
 /**
  * A request from Session.send until its reply (or its failure): one object per request (its methods are shared,
- * not closures made per call). The constructor encodes the frame, refusing (BADARGUMENTS) what cannot be sent.
+ * not closures made per call), with its frame from `encodeCall`.
  */
 export class Pending {
   /** Written into the frame by `assignXid` when the connection queues it (AuthPacket: always -4; ping: -2). */
@@ -115,27 +141,20 @@ export class Pending {
   private abandonedAt: AbortSignal | null = null;
   private unlisten: (() => void) | null = null;
 
-  /** `spec`, `call` and `resolve` agree on the reply's type (Session.send's signature says so; stored untyped). */
-  constructor(spec: CallSpec<never, unknown>, body: unknown, call: Call<never, unknown>, context: CallContext, resolve: (v: never) => void, reject: (e: unknown) => void) {
+  /**
+   * `frame` is `encodeCall`'s for `spec` and `call` (kept apart: a constructor that also encodes is too large for
+   * V8 to inline the writer's methods into it). `spec`, `call` and `resolve` agree on the reply's type (Session.send's
+   * signature says so; stored untyped).
+   */
+  constructor(spec: CallSpec<never, unknown>, frame: Uint8Array, call: Call<never, unknown>, context: CallContext, resolve: (v: never) => void, reject: (e: unknown) => void) {
     this.opcode = spec.code;
-    this.xid = spec.code === OpCode.auth ? Xid.AUTH : spec.code === OpCode.ping ? Xid.PING : 0;
-    const write = spec.writeRequest as (w: JuteWriter, body: unknown) => void;
+    this.xid = fixedXid(spec.code);
+    this.frame = frame;
     this.call = call as Call<unknown, unknown>;
     this.context = context;
     this.decode = spec.readResponse;
     this.resolve = resolve as (v: unknown) => void;
     this.reject = reject;
-    let frame: Uint8Array;
-    try {
-      frame = encodeRequest(this.xid, spec.code, write, body, writer);
-    } catch (e) {
-      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `cannot encode request: ${(e as Error).message}`, { op: call.op, path: call.path });
-    }
-    // The server drops a connection that sends a frame above its jute.maxbuffer: refuse it here instead.
-    if (frame.length - 4 > context.maxBufferSize) {
-      throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `request of ${frame.length - 4} bytes exceeds maxBufferSize ${context.maxBufferSize}`, { op: call.op, path: call.path });
-    }
-    this.frame = frame;
     if (call.signal) this.listen(call.signal);
   }
 
@@ -184,7 +203,8 @@ export class Pending {
       call.abandoned?.(err);
       return;
     }
-    call.onReply?.(err);
+    if (call.watcher !== undefined) this.watch(err);
+    else call.onReply?.(err);
     if (err !== 0) {
       const identities = this.context.identities;
       this.fail(new ZooKeeperError(err as ErrorCode, err === ErrorCode.NOAUTH && identities ? `not authorized; this session authenticated as: ${identities()}` : undefined, { op: call.op, path: call.path }));
@@ -209,6 +229,15 @@ export class Pending {
     }
     this.unlisten?.();
     this.resolve(value);
+  }
+
+  /** Registers the call's watcher for its reply's code `err` (no notification can come between the two). */
+  private watch(err: number): void {
+    const call = this.call;
+    const kind = err === ErrorCode.OK ? (call.watchAs ?? "data") : err === ErrorCode.NONODE ? call.watchAsIfNoNode : undefined;
+    if (kind === undefined) return;
+    const path = call.path!;
+    this.context.watches!.add(kind, call.absolute === true ? path : addChroot(this.context.chroot, path), call.watcher!);
   }
 
   /** Never answered: the link went (CONNECTIONLOSS), the session ended, or the request was refused locally. */
