@@ -64,6 +64,8 @@ export type { InternalOptions };
  */
 export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private readonly session: Session;
+  /** Every operation goes through `calls.call` (call.ts). */
+  private readonly calls: Caller;
   private readonly watches = new WatchRegistry();
   private readonly chroot: string;
   private readonly log: Logger;
@@ -113,6 +115,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     const tls = options.tls;
     if (typeof tls === "object" && tls !== null && (tls.cert !== undefined || tls.pfx !== undefined)) this.credentials.push("x509 (the TLS client certificate)");
     this.session = new Session(o);
+    this.calls = new Caller(this.chroot, this.watches, this.session.send);
   }
 
   /**
@@ -228,11 +231,6 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     reportListenerError(this, this.log === silent ? null : this.log, info);
   }
 
-  private caller?: Caller;
-  /** Every operation goes through `calls.call` (call.ts); made on first use, once the session exists. */
-  private get calls(): Caller {
-    return (this.caller ??= new Caller(this.chroot, this.watches, this.session.send));
-  }
 
   /** Stores credentials with the session, and their name for NOAUTH's message. */
   private addAuth(scheme: string, auth: Uint8Array): Promise<void> {

@@ -432,35 +432,36 @@ export class Session implements ConnectionOwner, AttemptOwner {
    * one (never longer than a session could survive); the client's own frames ("own" lane) go on their link `via`,
    * or fail CONNECTIONLOSS. Resolves with the decoded (and `result`-mapped) reply; rejects with a ZooKeeperError.
    */
-  readonly send: Send = <Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, call: Call<Res, Out>): Promise<Out> =>
-    new Promise<Out>((resolve, reject) => {
-      const own = call.lane === "own";
-      if (!own && (this.phase.kind === "closing" || this.phase.kind === "ended")) {
-        reject(endedError(this.shown, call));
-        return;
-      }
-      let p: Pending;
-      try {
-        p = new Pending(spec, encodeCall(spec, body, call, this.context), call, this.context, resolve, reject);
-      } catch (e) {
-        reject(e);
-        return;
-      }
+  readonly send: Send = <Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, call: Call<Res, Out>): Promise<Out> => {
+    const own = call.lane === "own";
+    if (!own && (this.phase.kind === "closing" || this.phase.kind === "ended")) return Promise.reject(endedError(this.shown, call));
+    // Encoded here, outside the promise's executor: each of the two then has an inlining budget of its own.
+    let frame: Uint8Array;
+    try {
+      frame = encodeCall(spec, body, call, this.context);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return new Promise<Out>((resolve, reject) => {
+      const p = new Pending(spec, frame, call, this.context, resolve, reject);
       if (own) {
         if (call.via) call.via.send(p);
         else p.onFail(ErrorCode.CONNECTIONLOSS, "no connection to send on");
         return;
       }
       if (p.abandoned) return; // its signal had aborted already: never sent
-      const conn = this.liveConn();
-      if (conn) this.transmit(conn, p);
+      // The live connection (liveConn(), for a session neither closing nor ended: those were refused above).
+      const ph = this.phase;
+      if (ph.kind === "connected" && !ph.conn.isClosed) this.transmit(ph.conn, p);
       // Not connected: wait for the next connection, but never longer than a session could survive.
       else this.queue.push(p, this.negotiatedTimeout || this.o.connectTimeout);
     });
+  };
 
   private transmit(conn: Connection, p: Pending): void {
     // An op this server does not know would get UNIMPLEMENTED and the link closed: refuse it here.
-    const why = unsupported(this.features, p.needs);
+    const needs = p.needs;
+    const why = needs === undefined ? null : unsupported(this.features, needs);
     if (why !== null) p.onFail(ErrorCode.UNIMPLEMENTED, why);
     else conn.send(p);
   }

@@ -101,9 +101,6 @@ function patchXid(frame: Uint8Array, xid: number): void {
   frame[7] = xid;
 }
 
-/** The xid a request's frame is written with: AuthPacket's and ping's are fixed, the others' come when queued. */
-const fixedXid = (code: number): number => (code === OpCode.auth ? Xid.AUTH : code === OpCode.ping ? Xid.PING : 0);
-
 /**
  * `spec`'s request frame for `body` (its xid still to come, unless fixed); throws BADARGUMENTS for what cannot be
  * encoded or is over the server's `maxBufferSize` (the server drops a connection that sends one).
@@ -111,7 +108,7 @@ const fixedXid = (code: number): number => (code === OpCode.auth ? Xid.AUTH : co
 export function encodeCall(spec: CallSpec<never, unknown>, body: unknown, call: Call<never, unknown>, context: CallContext): Uint8Array {
   let frame: Uint8Array;
   try {
-    frame = encodeRequest(fixedXid(spec.code), spec.code, spec.writeRequest as (w: JuteWriter, body: unknown) => void, body, writer);
+    frame = encodeRequest(spec.code === OpCode.auth ? Xid.AUTH : spec.code === OpCode.ping ? Xid.PING : 0, spec.code, spec.writeRequest as (w: JuteWriter, body: unknown) => void, body, writer);
   } catch (e) {
     throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `cannot encode request: ${(e as Error).message}`, { op: call.op, path: call.path });
   }
@@ -148,7 +145,7 @@ export class Pending {
    */
   constructor(spec: CallSpec<never, unknown>, frame: Uint8Array, call: Call<never, unknown>, context: CallContext, resolve: (v: never) => void, reject: (e: unknown) => void) {
     this.opcode = spec.code;
-    this.xid = fixedXid(spec.code);
+    this.xid = spec.code === OpCode.auth ? Xid.AUTH : spec.code === OpCode.ping ? Xid.PING : 0;
     this.frame = frame;
     this.call = call as Call<unknown, unknown>;
     this.context = context;
