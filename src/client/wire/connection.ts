@@ -300,7 +300,7 @@ export class Connection implements LinkHandlers {
     // and so take their xids first.
     this.runBeforeWrite();
     p.assignXid(this.owner.nextXid());
-    this.enqueue(p.frame);
+    this.enqueue(p.takeFrame());
     p.sentAt = this.batchAt;
     (p.xid === Xid.AUTH ? this.authInFlight : p.xid === Xid.PING ? this.pings : this.inFlight).push(p);
   }

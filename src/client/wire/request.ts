@@ -90,6 +90,9 @@ export interface Call<Res, Out> {
   absolute?: boolean;
 }
 
+/** A Pending's frame once the connection took it. */
+const SENT = new Uint8Array(0);
+
 /** The writer every request is encoded with (one frame at a time; the bytes are copied out). */
 const writer: JuteWriter = frameWriter;
 
@@ -128,7 +131,8 @@ export class Pending {
   /** Clock time its write was gathered (set by the connection; its reply acknowledges this send). */
   sentAt = 0;
   readonly opcode: number;
-  readonly frame: Uint8Array;
+  /** The request's bytes until the connection takes them (takeFrame): a frame is a view of an arena block, kept alive by it. */
+  frame: Uint8Array;
   readonly call: Call<unknown, unknown>;
   private readonly context: CallContext;
   private readonly decode: (r: JuteReader) => unknown;
@@ -175,6 +179,13 @@ export class Pending {
     if (this.xid < 0) return; // the fixed xids of auth and ping
     this.xid = xid;
     patchXid(this.frame, xid);
+  }
+
+  /** The frame, for the connection's write; the Pending keeps none (it waits for its reply, often long). */
+  takeFrame(): Uint8Array {
+    const frame = this.frame;
+    this.frame = SENT;
+    return frame;
   }
 
   /** An abort of `signal` rejects the promise at once with its reason (a request already sent may still apply). */
