@@ -6,7 +6,7 @@ import type { HostPort } from "../../protocol/connect-string.ts";
 import { type Clock, wallTime } from "../clock.ts";
 import { digestMd5 } from "./index.ts";
 import { KerberosError, KerberosErrorReason } from "./kerberos/errors.ts";
-import { KerberosLogin, gssapiMechanism } from "./kerberos/sasl-gssapi.ts";
+import type { KerberosLogin } from "./kerberos/sasl-gssapi.ts";
 import { principalToString } from "./kerberos/types.ts";
 import type { Dialer } from "../transport/transport.ts";
 import type { ConnectOptions, SaslGssapiOptions } from "../types.ts";
@@ -107,10 +107,13 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
     const serviceHost = o.serviceHost ?? host.host;
     let service = `${serviceName}/${serviceHost}`;
     try {
-      login ??= new KerberosLogin({ ...options, now, dial: ctx.dialer, clock: ctx.clock, timeoutMs });
+      // The Kerberos client (crypto, DER, keytab and ccache readers, KDC exchange) is loaded by the first GSSAPI
+      // connection: a client without Kerberos neither parses it nor keeps it in its heap (about 2 MB).
+      const krb = await import("./kerberos/sasl-gssapi.ts");
+      login ??= new krb.KerberosLogin({ ...options, now, dial: ctx.dialer, clock: ctx.clock, timeoutMs });
       service = principalToString(login.servicePrincipal(serviceName, serviceHost));
       const credential = await login.serviceTicket(serviceName, serviceHost);
-      return gssapiMechanism({ credential, now });
+      return krb.gssapiMechanism({ credential, now });
     } catch (e) {
       const who = login ? principalToString(login.principal) : (o.principal ?? (o.keytab !== undefined ? "the keytab's principal" : "the ccache's principal"));
       const message = `Kerberos login of ${who} for ${service} failed: ${(e as Error).message}`;

@@ -299,8 +299,7 @@ export class Connection implements LinkHandlers {
     // Frames that beforeNextWrite's callback sends go ahead of this one, on the wire and in flight alike,
     // and so take their xids first.
     this.runBeforeWrite();
-    p.assignXid(this.owner.nextXid());
-    this.enqueue(p.takeFrame());
+    this.enqueue(p.takeFrame(this.owner.nextXid()));
     p.sentAt = this.batchAt;
     (p.xid === Xid.AUTH ? this.authInFlight : p.xid === Xid.PING ? this.pings : this.inFlight).push(p);
   }

@@ -126,7 +126,7 @@ export function encodeCall(spec: CallSpec<never, unknown>, body: unknown, call: 
  * not closures made per call), with its frame from `encodeCall`.
  */
 export class Pending {
-  /** Written into the frame by `assignXid` when the connection queues it (AuthPacket: always -4; ping: -2). */
+  /** Written into the frame by `takeFrame` when the connection queues it (AuthPacket: always -4; ping: -2). */
   xid: number;
   /** Clock time its write was gathered (set by the connection; its reply acknowledges this send). */
   sentAt = 0;
@@ -174,17 +174,18 @@ export class Pending {
     return this.call.needs;
   }
 
-  /** Called by the connection as it queues the frame: the xid goes in now, so xids follow the order on the wire. */
-  assignXid(xid: number): void {
-    if (this.xid < 0) return; // the fixed xids of auth and ping
-    this.xid = xid;
-    patchXid(this.frame, xid);
-  }
-
-  /** The frame, for the connection's write; the Pending keeps none (it waits for its reply, often long). */
-  takeFrame(): Uint8Array {
+  /**
+   * The frame, for the connection's write as it queues it, with `xid` written in now (xids follow the order on
+   * the wire; auth and ping keep their fixed ones). The Pending keeps no frame: it waits for its reply, often
+   * long, and a frame is a view of an arena block, which it would keep alive.
+   */
+  takeFrame(xid: number): Uint8Array {
     const frame = this.frame;
     this.frame = SENT;
+    if (this.xid >= 0) {
+      this.xid = xid;
+      patchXid(frame, xid);
+    }
     return frame;
   }
 
