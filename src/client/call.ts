@@ -50,7 +50,7 @@ export class Caller {
 
   /**
    * call() with one object as both the request's body and the call's descriptor (the hot reads and writes:
-   * getData, exists, getChildren, setData, delete): one object per call instead of two.
+   * getData, exists, getChildren, setData, delete, create): one object per call instead of two.
    */
   request<Req, Res, Out = Res>(spec: CallSpec<Req, Res>, o: Req & Call<Res, Out>): Promise<Out> {
     return this.call(spec, o, o);

@@ -64,7 +64,7 @@ export type { InternalOptions };
  */
 export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private readonly session: Session;
-  /** Every operation goes through `calls.call` (call.ts). */
+  /** Every operation goes through `calls.call` or `calls.request` (call.ts). */
   private readonly calls: Caller;
   private readonly watches = new WatchRegistry();
   private readonly chroot: string;
@@ -230,7 +230,6 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   reportListenerError(info: ListenerError): void {
     reportListenerError(this, this.log === silent ? null : this.log, info);
   }
-
 
   /** Stores credentials with the session, and their name for NOAUTH's message. */
   private addAuth(scheme: string, auth: Uint8Array): Promise<void> {

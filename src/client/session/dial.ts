@@ -7,7 +7,7 @@ import { ErrorCode } from "../../protocol/constants.ts";
 import { type HostPort, hostText } from "../../protocol/connect-string.ts";
 import type { ConnectResponse } from "../../protocol/records.ts";
 import { Connection, type ConnectionOwner } from "../wire/connection.ts";
-import { pingIntervalFor, readTimeoutFor, tickFor } from "../wire/liveness.ts";
+import { tickForTimeout } from "../wire/liveness.ts";
 import type { Clock } from "../clock.ts";
 import { type SaslClient, type SaslFactory, SaslRefused } from "../sasl/exchange.ts";
 import type { EndState } from "./session-states.ts";
@@ -81,7 +81,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   // (an error, then close) in the same turn as the handshake, before the dial's promise resumes this function.
   const c = new Connection(x.owner, { target: hostText(host), maxBufferSize: x.maxBufferSize, logger: x.logger, clock: x.clock });
   // Its timer steps by the connection's tick: the two then share one runtime timer list (Deadline's `step`).
-  const deadline = new Deadline(x.clock, perHost, x.bound, tickFor(pingIntervalFor(readTimeoutFor(x.negotiatedTimeout || x.sessionTimeout))));
+  const deadline = new Deadline(x.clock, perHost, x.bound, tickForTimeout(x.negotiatedTimeout || x.sessionTimeout));
   try {
     c.attach(await dialWithin(deadline, perHost, host, x.tls, (request) => x.dialer(host, c, request)));
   } catch (e) {

@@ -19,6 +19,11 @@ export function tickFor(pingInterval: number): number {
   return Math.max(50, Math.min(pingInterval / 4, 1000));
 }
 
+/** The tick of a connection whose session timeout is `negotiatedTimeout` (the attempt's timer steps by it too). */
+export function tickForTimeout(negotiatedTimeout: number): number {
+  return tickFor(pingIntervalFor(readTimeoutFor(negotiatedTimeout)));
+}
+
 /** Client-side expiry: 4/3 of the negotiated timeout without hearing a server (Java client 3.9.3+). */
 export function clientExpiryAfter(negotiatedTimeout: number): number {
   return (negotiatedTimeout * 4) / 3;

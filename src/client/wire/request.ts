@@ -54,9 +54,9 @@ export interface CallContext {
 }
 
 /**
- * One call, from the public method down: made per call (an object literal), given the watcher's reply hook by
- * `Caller.call` when it has a watcher, and held by its Pending until the reply. Nothing else is added to it: a
- * property added to an object literal after it is made costs it a backing store of its own.
+ * One call, from the public method down: made per call (an object literal) and held by its Pending until the
+ * reply, which registers its `watcher`. Nothing is added to it once made (the client's own frames' `answer()`
+ * aside): a property added to an object literal after it is made costs it a backing store of its own.
  */
 export interface Call<Res, Out> {
   /** The operation's name, for errors ("getData", "createWithStat", "sasl", ...). */
@@ -149,7 +149,7 @@ export class Pending {
    */
   constructor(spec: CallSpec<never, unknown>, frame: Uint8Array, call: Call<never, unknown>, context: CallContext, resolve: (v: never) => void, reject: (e: unknown) => void) {
     this.opcode = spec.code;
-    this.xid = spec.code === OpCode.auth ? Xid.AUTH : spec.code === OpCode.ping ? Xid.PING : 0;
+    this.xid = spec.code === OpCode.auth ? Xid.AUTH : spec.code === OpCode.ping ? Xid.PING : 0; // as encodeCall wrote it (a helper for the two was not inlined: +100 instructions a call)
     this.frame = frame;
     this.call = call as Call<unknown, unknown>;
     this.context = context;
