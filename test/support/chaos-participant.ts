@@ -25,6 +25,8 @@ const sessionTimeout = Number(sessionArg);
 const zk = await ZooKeeper.connect(connectString, { sessionTimeout, connectTimeout: 15_000 });
 const election = new LeaderElection(zk, path, { id });
 const gate = readyGate();
+// The first connect came before the listener below: stamped here (just after), it tells when the ensemble served this process.
+gate.out(`STATE ${zk.state} ${stamp()}`);
 reportElection(election, gate.out);
 zk.on("state", (state) => {
   gate.out(`STATE ${state} ${stamp()}`);

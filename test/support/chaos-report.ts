@@ -1,7 +1,7 @@
 // Turns a chaos run into findings (safety violations, failover latencies per action kind, herd size)
 // and a printable summary table.
 import { foreignWork, intervalsOf, ms, overlaps, quantiles, setOrigin, type Interval, type Violation } from "./chaos-history.ts";
-import { firstConnected, timedEvents, type ActionKind, type ChaosRecord } from "./chaos-run.ts";
+import { quorumBack, timedEvents, type ActionKind, type ChaosRecord } from "./chaos-run.ts";
 
 export interface ChaosFindings {
   violations: Violation[];
@@ -80,8 +80,9 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
       // Killing the ZK leader: the two survivors first elect a new quorum leader (the ensemble's and
       // the machine's time), and that new leader gives every session a fresh full timeout, so the old
       // leader's ephemeral goes only a session timeout after the quorum serves again. Time the
-      // election from there (the first participant reconnected); the quorum's return is shown apart.
-      const back = firstConnected(rec.members, a.ns, next);
+      // election from there (the survivors seen serving, or a participant connected, whichever came first);
+      // the quorum's return is shown apart.
+      const back = quorumBack(rec.members, a, a.ns, next);
       if (back !== null) {
         (latencyMs["server:quorum"] ??= []).push(Number(back - a.ns) / 1e6);
         latency = Number(next - back) / 1e6;
@@ -93,7 +94,7 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
     // A clean hand-over that waited for another participant's session to expire (its process starved past
     // the session timeout on a loaded machine) is bounded like a crash: the wait was the server's expiry.
     const limit = (a.kind === "resign" || a.kind === "close") && expiredBetween(rec, a.ns, next) ? bound.kill : bound[a.kind];
-    if (latency > limit) slow.push(`#${a.n} ${a.kind} of ${a.leader}${a.server ? ` (server ${a.server}, ${a.serverMode})` : ""} at ${ms(a.ns)}: next leader after ${latency.toFixed(0)} ms; ${context(rec, a.ns, next)}`);
+    if (latency > limit) slow.push(`#${a.n} ${a.kind} of ${a.leader}${a.server ? ` (server ${a.server}, ${a.serverMode})` : ""} at ${ms(a.ns)}: next leader after ${latency.toFixed(0)} ms${a.quorumNs !== undefined ? ` (survivors serving @${ms(a.quorumNs)})` : ""}; ${context(rec, a.ns, next)}`);
   }
   const herdMax = Math.max(0, ...[...watchers.values()].map((s) => s.size));
   // Which znode woke more than one participant, and when each logged it (so a herd can be diagnosed).

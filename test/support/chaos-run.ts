@@ -34,6 +34,8 @@ export interface Action {
   leader: string;
   server?: number; // myid of the killed server
   serverMode?: string; // its role in the ensemble just before the kill (leader: the quorum re-elects too)
+  /** The ZK leader was killed: when the survivors were seen serving again (srvr: one leader, the rest followers), our clock. */
+  quorumNs?: bigint;
 }
 
 export interface Member {
@@ -122,13 +124,13 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
   };
 
   /**
-   * The next ELECTED (from anyone) that arrives after `after`, within `timeoutMs`. With `quorumLost` (the ZK
-   * leader was killed) the time counts from the quorum's return, as the report times it: until a survivor
+   * The next ELECTED (from anyone) that arrives after `after`, within `timeoutMs`. With the `action` that
+   * killed the ZK leader the time counts from the quorum's return, as the report times it: until a survivor
    * is elected ZK leader nobody can connect, and on a loaded machine that can outlast every participant's
    * session (they expire, exit and are respawned; a respawn's start is the machine's time too). Waiting for
    * the quorum itself is capped at QUORUM_MS.
    */
-  const nextElected = async (after: bigint, timeoutMs: number, what: string, quorumLost = false): Promise<Member> => {
+  const nextElected = async (after: bigint, timeoutMs: number, what: string, action?: Action): Promise<Member> => {
     const QUORUM_MS = 60_000;
     const started = performance.now();
     for (;;) {
@@ -136,12 +138,12 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
       if (hit) return hit.m;
       if (spawnError) throw spawnError;
       let deadline = started + timeoutMs;
-      if (quorumLost) {
-        const back = firstConnected(members, after);
+      if (action) {
+        const back = quorumBack(members, action, after);
         deadline = back === null ? started + QUORUM_MS : Math.max(deadline, started + Number(back - after) / 1e6 + timeoutMs);
       }
       const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`no new leader within ${timeoutMs} ms after ${what}${quorumLost ? " (from the quorum's return)" : ""}; ${state()}`);
+      if (left <= 0) throw new Error(`no new leader within ${timeoutMs} ms after ${what}${action ? " (from the quorum's return)" : ""}; ${state()}`);
       await new Promise<void>((r) => {
         const t = setTimeout(r, Math.min(left, 200));
         electedWaiter = () => (clearTimeout(t), r());
@@ -231,9 +233,16 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
           await server!.kill("SIGKILL");
           break;
       }
-      actions.push({ n, kind, ns, leader: leader.c.id, server: server?.id, serverMode });
+      const action: Action = { n, kind, ns, leader: leader.c.id, server: server?.id, serverMode };
+      actions.push(action);
+      // The ZK leader killed: the survivors elect a new one in the ensemble's own time (seconds, now and then).
+      // Stamp when they serve again, seen from outside: if every participant's session expires meanwhile (the
+      // client's own expiry, 4/3 of the session timeout), no participant's "connected" line can tell it.
+      let probe: Promise<void> = Promise.resolve();
+      if (kind === "server" && serverMode === "leader" && cfg.waitForQuorum) probe = cfg.waitForQuorum().then(() => void (action.quorumNs = now()), (e: Error) => log(`no quorum seen after #${n}: ${e.message}`));
       const bound = kind === "resign" || kind === "close" ? 10_000 : crashBound();
-      const next = await nextElected(ns, bound, `${kind} of ${leader.c.id}`, kind === "server" && serverMode === "leader");
+      const next = await nextElected(ns, bound, `${kind} of ${leader.c.id}`, kind === "server" && serverMode === "leader" ? action : undefined);
+      await probe;
       if (kind === "stop") {
         await hold(Math.floor(rnd() * 300));
         const cont = now(); // before SIGCONT: nothing it does can carry an earlier stamp
@@ -263,6 +272,17 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
     await restarting?.catch(() => {});
   }
   return { config: cfg, startNs, endNs: now(), actions, members, elections: electedAt.length, negotiatedMs };
+}
+
+/**
+ * When the quorum served again after the ZK leader was killed (in (from, to]), or null: the earlier of the
+ * survivors' own report (the harness polls srvr) and the first participant connected.
+ */
+export function quorumBack(members: readonly Member[], a: Pick<Action, "quorumNs">, from: bigint, to?: bigint): bigint | null {
+  const connected = firstConnected(members, from, to);
+  const probed = a.quorumNs !== undefined && a.quorumNs > from && (to === undefined || a.quorumNs <= to) ? a.quorumNs : null;
+  if (connected === null) return probed;
+  return probed === null || connected < probed ? connected : probed;
 }
 
 /** The first "STATE connected" stamp (our clock) of any participant in (from, to], or null: when the quorum served again. */
