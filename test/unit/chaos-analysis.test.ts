@@ -1,10 +1,17 @@
-// The chaos run times a failover after the ZK leader was killed from the quorum's return (the survivors
-// elect a new ZK leader in the ensemble's own time, now and then seconds). Seed 17607 of the stress run
-// (stop 37's CI): the survivors took about 10 s, every participant's session expired on the client's own
-// clock meanwhile (4/3 of 2 s) and they exited, and the respawned ones printed no "connected" line (their
-// first connect came before their state listener): with no sign of the quorum's return, 13 s were timed
-// from the kill and reported slow. The return is now also stamped by the harness polling the survivors,
-// and a participant prints its first connect.
+// The chaos run's analysis (chaos-report.ts) on records written by hand.
+//
+// The herd: the chaos run's herd check counts the participants a znode's deletion woke as successors. A leader
+// also holds an existence watch on its own znode (it steps down at once when the znode is deleted from outside),
+// and when its session expires while its process is stopped, the server may write that NodeDeleted to the old
+// link before closing it: the resumed owner then logs `WATCH <its znode> own`, which is not a herd.
+//
+// The ZK leader killed: the chaos run times a failover after the ZK leader was killed from the quorum's return
+// (the survivors elect a new ZK leader in the ensemble's own time, now and then seconds). Seed 17607 of the
+// stress run (stop 37's CI): the survivors took about 10 s, every participant's session expired on the client's
+// own clock meanwhile (4/3 of 2 s) and they exited, and the respawned ones printed no "connected" line (their
+// first connect came before their state listener): with no sign of the quorum's return, 13 s were timed from the
+// kill and reported slow. The return is now also stamped by the harness polling the survivors, and a participant
+// prints its first connect.
 import assert from "node:assert/strict";
 import { describe, it } from "../support/bdd.ts";
 import { analyze } from "../support/chaos-report.ts";
@@ -20,6 +27,35 @@ function member(id: string, lines: { kind: string; args: string[]; at: number }[
   };
   return { c: { id, p } as unknown as Member["c"], marks: [], leading: false, stopped: false, leaving: false };
 }
+
+function record(members: Member[]): ChaosRecord {
+  return { config: { runtimes: ["node"], seed: 1 } as unknown as ChaosRecord["config"], startNs: 0n, endNs: ms(1000), actions: [], members, elections: 2, negotiatedMs: 2000 };
+}
+
+describe("chaos analysis: the herd", () => {
+  it("the owner's own-watch line is not a successor woken", () => {
+    const f = analyze(
+      record([
+        member("a", [{ kind: "WATCH", args: ["/e/n1", "own"], at: 300 }]),
+        member("b", [{ kind: "WATCH", args: ["/e/n1"], at: 200 }, { kind: "ELECTED", args: [String(ms(210)), "0", "7"], at: 210 }]),
+      ]),
+    );
+    assert.equal(f.herdMax, 1);
+    assert.deepEqual(f.herds, []);
+  });
+
+  it("two successors woken by one znode are a herd, and the report names them", () => {
+    const f = analyze(
+      record([
+        member("b", [{ kind: "WATCH", args: ["/e/n1"], at: 200 }]),
+        member("c", [{ kind: "WATCH", args: ["/e/n1"], at: 205 }]),
+      ]),
+    );
+    assert.equal(f.herdMax, 2);
+    assert.equal(f.herds.length, 1);
+    assert.match(f.herds[0]!, /^\/e\/n1: b @.*, c @/);
+  });
+});
 
 /** #189: n90 led through server 3, the ZK leader, killed at t = 1000 ms; n92 (a respawn) elected at 14,067 ms. */
 function run(opts: { quorumAt?: number; firstConnectAt?: number }): ChaosRecord {
