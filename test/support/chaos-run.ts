@@ -286,7 +286,7 @@ export function quorumBack(members: readonly Member[], a: Pick<Action, "quorumNs
 }
 
 /** The first "STATE connected" stamp (our clock) of any participant in (from, to], or null: when the quorum served again. */
-export function firstConnected(members: readonly Member[], from: bigint, to?: bigint): bigint | null {
+function firstConnected(members: readonly Member[], from: bigint, to?: bigint): bigint | null {
   let first: bigint | null = null;
   for (const m of members) {
     for (const l of m.c.p.lines) {

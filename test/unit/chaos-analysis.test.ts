@@ -28,8 +28,8 @@ function member(id: string, lines: { kind: string; args: string[]; at: number }[
   return { c: { id, p } as unknown as Member["c"], marks: [], leading: false, stopped: false, leaving: false };
 }
 
-function record(members: Member[]): ChaosRecord {
-  return { config: { runtimes: ["node"], seed: 1 } as unknown as ChaosRecord["config"], startNs: 0n, endNs: ms(1000), actions: [], members, elections: 2, negotiatedMs: 2000 };
+function record(members: Member[], actions: Action[] = [], endMs = 1000): ChaosRecord {
+  return { config: { runtimes: ["node"], seed: 1 } as unknown as ChaosRecord["config"], startNs: 0n, endNs: ms(endMs), actions, members, elections: 2, negotiatedMs: 2000 };
 }
 
 describe("chaos analysis: the herd", () => {
@@ -76,7 +76,7 @@ function run(opts: { quorumAt?: number; firstConnectAt?: number }): ChaosRecord 
     ]),
     member("n92", n92),
   ];
-  return { config: { runtimes: ["node"], seed: 17607 } as unknown as ChaosRecord["config"], startNs: 0n, endNs: ms(20_000), actions: [action], members, elections: 2, negotiatedMs: 2000 };
+  return record(members, [action], 20_000);
 }
 
 describe("chaos analysis: a failover after the ZK leader was killed", () => {
