@@ -40,8 +40,12 @@ if (mode === "election") {
           if (!l.isHeld) return;
           emit(`HOLD ${last} ${Date.now()} ${l.token}`);
           const end = performance.now() + holdMs;
-          while (l.isHeld && !signal.aborted && performance.now() < end) {
-            last = process.hrtime.bigint(); // isHeld was true just before this stamp
+          while (!signal.aborted && performance.now() < end) {
+            // isHeld is checked after the stamp (it was true at the last check, before the hold): a SIGSTOP
+            // between a check and its stamp would otherwise give a stamp from after the resume.
+            const at = process.hrtime.bigint();
+            if (!l.isHeld) break;
+            last = at;
             await hold(2);
           }
           emit(`FREE ${last} ${Date.now()}`);
