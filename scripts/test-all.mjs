@@ -42,6 +42,7 @@ const CROSS_RUNTIME = [
   "test/integration/cli-secure.test.ts",
   "test/integration/cli-supervise.test.ts",
   "test/integration/helpers-ops.test.ts",
+  "test/integration/client-outcomes.test.ts",
   "test/integration/hostile-badinput.test.ts",
   "test/integration/hostile-edges.test.ts",
   "test/integration/hostile-faults.test.ts",

@@ -15,6 +15,9 @@ import type { Call, CallSpec, Send } from "./wire/request.ts";
 import type { CreateOptions, Data } from "./types.ts";
 import { checkAcl, checkCreateMode, checkPath, toBytes } from "./validate.ts";
 import type { WatchKind, WatchRegistry } from "./watches/watches.ts";
+import { type LostWrites, type ReadBack, follow } from "./outcome.ts";
+import { ErrorCode } from "../protocol/constants.ts";
+import { ZooKeeperError } from "./errors.ts";
 
 export type { Call, CallSpec };
 
@@ -23,11 +26,14 @@ export class Caller {
   readonly chroot: string;
   readonly watches: WatchRegistry;
   private readonly send: Send;
+  /** The session's writes that were sent and lost their replies (outcome.ts). */
+  private readonly lost: LostWrites;
 
-  constructor(chroot: string, watches: WatchRegistry, send: Send) {
+  constructor(chroot: string, watches: WatchRegistry, send: Send, lost: LostWrites) {
     this.chroot = chroot;
     this.watches = watches;
     this.send = send;
+    this.lost = lost;
   }
 
   /** A client path as the server knows it. */
@@ -53,8 +59,20 @@ export class Caller {
    * getData, exists, getChildren, setData, delete, create): one object per call instead of two.
    */
   request<Req, Res, Out = Res>(spec: CallSpec<Req, Res>, o: Req & Call<Res, Out>): Promise<Out> {
-    return this.call(spec, o, o);
+    const done = this.call(spec, o, o);
+    // A write sent again after its reply was lost: its refusal may be the first attempt's doing (outcome.ts).
+    return this.lost.size === 0 ? done : follow(done, o as Call<unknown, unknown>, this.lost, this.readBack);
   }
+
+  /** The node at `path` for judging a lost write (null when there is none). */
+  private readonly readBack = (path: string): Promise<ReadBack> =>
+    this.call(Ops.getData, { path, watch: false }, { op: "getData", path }).then(
+      (r) => r,
+      (e: unknown) => {
+        if (e instanceof ZooKeeperError && e.code === ErrorCode.NONODE) return null;
+        throw e;
+      },
+    );
 
   /** After an abandoned addWatch succeeded: the server's watch has no listener; drop it unless another needs it. */
   dropUnwatched(path: string): void {

@@ -4,7 +4,8 @@
 // idempotent calls across connection loss.
 import { CreateMode, ErrorCode } from "../protocol/constants.ts";
 import type { ACL } from "../protocol/records.ts";
-import { ZooKeeperError, badArguments, isZooKeeperError } from "./errors.ts";
+import { OutcomeUnknownError, ZooKeeperError, badArguments, isZooKeeperError } from "./errors.ts";
+import { READS, resendable } from "./outcome.ts";
 import { Op } from "./op.ts";
 import type { OpResult } from "./types.ts";
 import { type Clock, systemClock } from "./clock.ts";
@@ -171,12 +172,33 @@ function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** A write that was sent and lost its reply: it may have been applied. */
+const mayHaveApplied = (e: unknown): boolean => e instanceof ZooKeeperError && e.sent === true && !(e.op !== undefined && READS.has(e.op));
+
 /**
- * Runs `fn` and retries it after CONNECTIONLOSS or OPERATIONTIMEOUT, with "full jitter" exponential
- * backoff (a random wait in [0, min(maxDelay, baseDelay·2^n)]). Every other error, SESSIONEXPIRED
- * included (also what every call of a closed client rejects with), is thrown at once. For idempotent
- * calls: a create, setData without a version or a multi whose reply was lost may have applied, and
- * running it again may apply it twice or fail NODEEXISTS.
+ * Why `withRetry` gives up: the last error, unless a write it sent may have applied and nothing after told
+ * whether it did; then an OutcomeUnknownError carrying every attempt.
+ */
+function giveUp(errors: readonly unknown[]): unknown {
+  const last = errors[errors.length - 1];
+  if (last instanceof OutcomeUnknownError || !errors.some(mayHaveApplied)) return last;
+  const first = errors.find(mayHaveApplied) as ZooKeeperError;
+  const why = errors.length === 1 ? "it was sent and its reply lost, and it is not safe to send again" : `an attempt was sent and its reply lost, and the ${errors.length - 1} after it did not tell whether it was applied`;
+  return new OutcomeUnknownError(errors, why, { op: first.op, path: first.path });
+}
+
+/**
+ * Runs `fn` and retries it after CONNECTIONLOSS or OPERATIONTIMEOUT, with "full jitter" exponential backoff (a
+ * random wait in [0, min(maxDelay, baseDelay·2^n)]). Every other error, SESSIONEXPIRED included (also what every
+ * call of a closed client rejects with), is thrown at once.
+ *
+ * It never reports a write as failed when it may have happened. A call that was never sent (`e.sent === false`)
+ * is retried whatever it is. A read is retried. A write whose reply was lost is retried only where the client can
+ * judge it when it is sent again — a versioned `setData` or `delete`, a create that is not sequential: a refusal the first attempt could have caused (BADVERSION, NODEEXISTS, NONODE) is checked by reading
+ * the node back and becomes the success it was, or OutcomeUnknownError. Any other lost write (a sequential create,
+ * an unversioned setData or delete, a multi, setACL...) is not sent again: it rejects with OutcomeUnknownError at once. So
+ * a rejection is OutcomeUnknownError exactly when a write `fn` sent may have been applied; any other error means
+ * no write of `fn`'s happened (as far as the calls it awaited tell).
  */
 export async function withRetry<T>(fn: (attempt: { attempt: number; signal?: AbortSignal }) => Promise<T>, options: RetryOptions = {}): Promise<T> {
   const num = (name: "retries" | "baseDelay" | "maxDelay", dflt: number): number => {
@@ -189,13 +211,16 @@ export async function withRetry<T>(fn: (attempt: { attempt: number; signal?: Abo
   const base = num("baseDelay", 100);
   const max = num("maxDelay", 10_000);
   const { signal } = options;
+  const errors: unknown[] = [];
   for (let attempt = 0; ; attempt++) {
     signal?.throwIfAborted();
     try {
       return await fn({ attempt, signal });
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
-      if (!(e instanceof ZooKeeperError) || !RETRYABLE.has(e.code) || attempt >= retries) throw e;
+      errors.push(e);
+      const again = e instanceof ZooKeeperError && !(e instanceof OutcomeUnknownError) && RETRYABLE.has(e.code) && (e.sent !== true || resendable(e));
+      if (!again || attempt >= retries) throw giveUp(errors);
       await sleep(options.clock ?? systemClock, Math.random() * Math.min(max, base * 2 ** attempt), signal);
     }
   }

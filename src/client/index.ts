@@ -1,6 +1,6 @@
 export { ZooKeeper } from "./zookeeper.ts";
 export type { ZooKeeperEvents } from "./zookeeper.ts";
-export { ZooKeeperError, isZooKeeperError } from "./errors.ts";
+export { OutcomeUnknownError, ZooKeeperError, isZooKeeperError } from "./errors.ts";
 export { emitIsolated } from "./listeners.ts";
 export type { ListenerError, ListenerErrorSink, ListenerSource } from "./listeners.ts";
 export type { EventArgs, TypedEmitter, TypedEmitterConstructor } from "./emitter.ts";

@@ -115,7 +115,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     const tls = options.tls;
     if (typeof tls === "object" && tls !== null && (tls.cert !== undefined || tls.pfx !== undefined)) this.credentials.push("x509 (the TLS client certificate)");
     this.session = new Session(o);
-    this.calls = new Caller(this.chroot, this.watches, this.session.send);
+    this.calls = new Caller(this.chroot, this.watches, this.session.send, this.session.lost);
   }
 
   /**

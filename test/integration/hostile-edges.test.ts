@@ -72,7 +72,7 @@ describe("edge faults", () => {
     }
   });
 
-  it("reply lost after the server applied the create: CONNECTIONLOSS, and the node exists after the reconnect", async () => {
+  it("reply lost after the server applied the create: CONNECTIONLOSS (sent), the node exists after the reconnect, and the same create again is judged applied", async () => {
     const zk = await ZooKeeper.connect(proxy.connectString, { sessionTimeout: 6000 });
     try {
       const path = `${root}/applied`;
@@ -82,10 +82,16 @@ describe("edge faults", () => {
       assert.ok(info.fired);
       assert.equal(info.serverErr, 0, "the server did apply the create");
       assert.equal(codeOf(r), "CONNECTIONLOSS", "the client cannot know: it must say CONNECTIONLOSS, not success or failure");
+      assert.equal(((r as { error: unknown }).error as ZooKeeperError).sent, true);
       await until("reconnected", () => zk.state === "connected", 15_000);
       assert.ok(await zk.exists(path), "the applied create is visible after the reconnect");
+      // The same create sent again meets its own node: the client reads it back (made after the loss, the same
+      // bytes, never changed) and resolves with the path instead of a false NODEEXISTS. Other bytes are a true one.
       const again = await settle(zk.create(path, "x"));
-      assert.equal(codeOf(again), "NODEEXISTS");
+      assert.equal(codeOf(again), "resolved");
+      assert.equal((again as { value: unknown }).value, path);
+      const other = await settle(zk.create(path, "y"));
+      assert.equal(codeOf(other), "NODEEXISTS");
     } finally {
       await zk.close();
     }

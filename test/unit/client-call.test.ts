@@ -10,6 +10,7 @@ import { encodeRequest } from "../../src/protocol/frame.ts";
 import { JuteReader, JuteWriter } from "../../src/protocol/jute.ts";
 import { Ops } from "../../src/protocol/ops.ts";
 import { Caller, createdName } from "../../src/client/call.ts";
+import { LostWrites } from "../../src/client/outcome.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "../../src/client/listeners.ts";
 import { type Call, type CallSpec, Pending, type Send, encodeCall } from "../../src/client/wire/request.ts";
 import { WatchRegistry } from "../../src/client/watches/watches.ts";
@@ -46,7 +47,7 @@ function stub(chroot: string): { c: Caller; sent: Sent[]; watches: WatchRegistry
         },
       });
     });
-  return { c: new Caller(chroot, watches, send), sent, watches };
+  return { c: new Caller(chroot, watches, send, new LostWrites({ lastZxid: 0n, sessionId: 0n })), sent, watches };
 }
 
 const stat = { czxid: 1n, mzxid: 2n, ctime: 3, mtime: 4, version: 5, cversion: 6, aversion: 7, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: 8n };

@@ -74,7 +74,7 @@ export const CLOSED_REASON = "the client is closed (close() was called); connect
 
 /** The error of a call made once the session is over (or closing), by the state it shows. */
 export function endedError(shown: SessionState, req: { op: string; path?: string }): ZooKeeperError {
-  const details = { op: req.op, path: req.path };
+  const details = { op: req.op, path: req.path, sent: false };
   switch (shown) {
     case "expired":
       return new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session has expired", details);

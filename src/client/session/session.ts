@@ -25,6 +25,7 @@ import { isCertificateError } from "../transport/tls-errors.ts";
 import { type Bound, Deadline } from "../transport/transport.ts";
 import { traceConnect, tracingConnects } from "../diagnostics.ts";
 import { WaitQueue } from "./wait-queue.ts";
+import { LostWrites } from "../outcome.ts";
 
 export type { SaslClient, SessionOptions };
 
@@ -52,6 +53,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
   private readonly o: SessionOptions;
   /** What every request of this session shares (request.ts). */
   private readonly context: CallContext;
+  /** Writes sent whose replies were lost, for judging a later attempt of the same write (outcome.ts). */
+  readonly lost: LostWrites = new LostWrites(this);
   private readonly hosts: HostList;
   private readonly queue: WaitQueue;
   private readonly auths: AuthEntry[] = [];
@@ -76,7 +79,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
 
   constructor(o: SessionOptions) {
     this.o = o;
-    this.context = { chroot: o.chroot, maxBufferSize: o.maxBufferSize, watches: o.watches, identities: o.identities };
+    this.context = { chroot: o.chroot, maxBufferSize: o.maxBufferSize, watches: o.watches, identities: o.identities, lost: this.lost };
     this.clock = o.clock ?? systemClock;
     // The client's own timers run on the same clock, watched for lateness: a timer that fires late means
     // the process was stalled, and "resumed" goes out before that timer (or any link callback) acts.
@@ -446,7 +449,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
       const p = new Pending(spec, frame, call, this.context, resolve, reject);
       if (own) {
         if (call.via) call.via.send(p);
-        else p.onFail(ErrorCode.CONNECTIONLOSS, "no connection to send on");
+        else p.onFail(ErrorCode.CONNECTIONLOSS, "no connection to send on", false);
         return;
       }
       if (p.abandoned) return; // its signal had aborted already: never sent

@@ -29,7 +29,7 @@ export class WaitQueue {
     w.timer = this.clock.setTimeout(() => {
       w.timer = null;
       w.unlisten?.();
-      if (this.remove(w)) p.onFail(ErrorCode.CONNECTIONLOSS, `not connected for ${waitMs} ms`);
+      if (this.remove(w)) p.onFail(ErrorCode.CONNECTIONLOSS, `not connected for ${waitMs} ms`, false);
     }, waitMs);
     // An aborted caller has rejected already: drop the request unsent (its promise is settled).
     if (signal) {
@@ -55,7 +55,7 @@ export class WaitQueue {
     for (const w of this.items.drain()) {
       if (w.timer) this.clock.clearTimeout(w.timer);
       w.unlisten?.();
-      w.p.onFail(code, reason);
+      w.p.onFail(code, reason, false);
     }
   }
 

@@ -76,6 +76,9 @@ export class Connection implements LinkHandlers {
   private handshake: { resolve(r: ConnectResponse): void; reject(e: Error): void } | null = null;
   private outbox: Uint8Array[] = [];
   private outboxBytes = 0;
+  /** Frames queued (send) and frames handed to the link (flush), counted alike: a Pending's `seq` above `written` was never written. */
+  private queued = 0;
+  private written = 0;
   private flushScheduled = false;
   /**
    * Clock time the first frame of the write now being gathered was queued: the send time of every frame in
@@ -293,7 +296,7 @@ export class Connection implements LinkHandlers {
   /** Queues a request's frame, its xid written now; `p` gets its reply. */
   send(p: Pending): void {
     if (this.closedReason !== null) {
-      p.onFail(ErrorCode.CONNECTIONLOSS, this.closedReason);
+      p.onFail(ErrorCode.CONNECTIONLOSS, this.closedReason, false);
       return;
     }
     // Frames that beforeNextWrite's callback sends go ahead of this one, on the wire and in flight alike,
@@ -301,6 +304,7 @@ export class Connection implements LinkHandlers {
     this.runBeforeWrite();
     this.enqueue(p.takeFrame(this.owner.nextXid()));
     p.sentAt = this.batchAt;
+    p.seq = ++this.queued;
     (p.xid === Xid.AUTH ? this.authInFlight : p.xid === Xid.PING ? this.pings : this.inFlight).push(p);
   }
 
@@ -352,6 +356,7 @@ export class Connection implements LinkHandlers {
         batch = this.outbox[0]!;
         this.outbox = [];
         this.outboxBytes = 0;
+        this.written++;
       } else {
         let n = 0;
         let size = 0;
@@ -364,6 +369,7 @@ export class Connection implements LinkHandlers {
         }
         this.outbox = n === this.outbox.length ? [] : this.outbox.slice(n);
         this.outboxBytes -= size;
+        this.written += n;
       }
       this.writeNow(batch);
     }
@@ -458,8 +464,9 @@ export class Connection implements LinkHandlers {
     // The owner first (the session moves to "disconnected"), then the requests: a caller that catches
     // CONNECTIONLOSS reads the new state, never "connected".
     this.owner.onClosing(this);
-    for (const p of this.authInFlight.drain()) p.onFail(code, reason);
-    for (const p of this.inFlight.drain()) p.onFail(code, reason);
+    // A frame still in the outbox was never written: its request certainly did not happen.
+    for (const p of this.authInFlight.drain()) p.onFail(code, reason, p.seq <= this.written);
+    for (const p of this.inFlight.drain()) p.onFail(code, reason, p.seq <= this.written);
     this.onEnd(reason);
   }
 }

@@ -51,6 +51,8 @@ export interface CallContext {
   readonly watches?: WatchRegistry;
   /** Who the session authenticated as, for a NOAUTH's message (called only then; never secrets). */
   readonly identities?: () => string;
+  /** Told of every call that was sent and lost its reply (outcome.ts), so that a later attempt can be resolved. */
+  readonly lost?: { record(call: Call<unknown, unknown>, error: ZooKeeperError): void };
 }
 
 /**
@@ -130,6 +132,8 @@ export class Pending {
   xid: number;
   /** Clock time its write was gathered (set by the connection; its reply acknowledges this send). */
   sentAt = 0;
+  /** Its place among the frames its connection queued (1, 2, ...): the connection knows how many it wrote. */
+  seq = 0;
   readonly opcode: number;
   /** The request's bytes until the connection takes them (takeFrame): a frame is a view of an arena block, kept alive by it. */
   frame: Uint8Array;
@@ -249,10 +253,16 @@ export class Pending {
     this.context.watches!.add(kind, call.absolute === true ? path : addChroot(this.context.chroot, path), call.watcher!);
   }
 
-  /** Never answered: the link went (CONNECTIONLOSS), the session ended, or the request was refused locally. */
-  onFail(code: number, reason: string): void {
+  /**
+   * Never answered: the link went (CONNECTIONLOSS), the session ended, or the request was refused locally.
+   * `sent`: whether its frame was written to a link (then it may have been applied), for the loss codes only.
+   */
+  onFail(code: number, reason: string, sent?: boolean): void {
     if (this.abandonedAt !== null) return;
-    this.fail(new ZooKeeperError(code as ErrorCode, reason, { op: this.call.op, path: this.call.path }));
+    const call = this.call;
+    const e = new ZooKeeperError(code as ErrorCode, reason, { op: call.op, path: call.path, sent });
+    if (sent === true && call.lane !== "own") this.context.lost?.record(call, e);
+    this.fail(e);
   }
 
   private fail(e: unknown): void {
