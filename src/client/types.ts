@@ -251,6 +251,18 @@ export interface ConnectOptions {
 
 export type { CallOptions };
 
+/** Options of `getData` and `exists`: `signal` as every call (CallOptions), and `linearizable`. */
+export interface ReadOptions extends CallOptions {
+  /**
+   * true: the answer was current at an instant between the call and its answer (a linearizable read), not merely
+   * what the server this session reads from had applied (which may lag the quorum, even after `sync`). The read is
+   * followed by `multi([Op.check(path, version)])`, which the leader orders (for a missing node, a check that must
+   * fail NONODE), and both are sent again while the check fails because the node changed in between. Costs a
+   * quorum round trip per try (bench/README.md). A `watcher` is registered by each read; the last one stands.
+   */
+  linearizable?: boolean;
+}
+
 /** Options of `create`, `createWithStat` and `Op.create`; `signal` as every call (CallOptions). */
 export interface CreateOptions extends CallOptions {
   /** The node's `CreateMode` (default PERSISTENT); TTL modes need `ttl`, CONTAINER and TTL need server 3.5.3+. */

@@ -25,7 +25,7 @@ import { Transaction } from "./transaction.ts";
 import type { Clock } from "./clock.ts";
 import { readTimeoutFor } from "./wire/liveness.ts";
 import { type InternalOptions, sessionOptions } from "./session/session-options.ts";
-import type { ConnectOptions, CreateOptions, Data, Logger, OpResult, SessionState, WatchedEvent, Watcher } from "./types.ts";
+import type { ConnectOptions, CreateOptions, Data, Logger, OpResult, ReadOptions, SessionState, WatchedEvent, Watcher } from "./types.ts";
 import { checkAcl, checkPath, checkVersion, checkWatcher, toBytes } from "./validate.ts";
 import { watchIterator } from "./watches/watch-iterator.ts";
 import { type RemovalContext, removeWatchers } from "./watch-removal.ts";
@@ -288,17 +288,22 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     await deleteTree(this, path, this.maxBufferSize, signalOf("deleteRecursive", path, options));
   }
 
-  /** The node's Stat, or null when missing; `watcher` fires once on NodeCreated, NodeDeleted or NodeDataChanged. */
-  exists(path: string, watcher?: Watcher, options?: CallOptions): Promise<Stat | null> {
+  /**
+   * The node's Stat, or null when missing; `watcher` fires once on NodeCreated, NodeDeleted or NodeDataChanged.
+   * `{ linearizable: true }`: current at an instant between the call and its answer (ReadOptions).
+   */
+  exists(path: string, watcher?: Watcher, options?: ReadOptions): Promise<Stat | null> {
     return tracingRequests() ? traceRequest(this, "exists", path, () => this.existsNow(path, watcher, options)) : this.existsNow(path, watcher, options);
   }
 
-  private async existsNow(path: string, watcher?: Watcher, options?: CallOptions): Promise<Stat | null> {
+  private async existsNow(path: string, watcher?: Watcher, options?: ReadOptions): Promise<Stat | null> {
     checkPath("exists", path);
     const w = checkWatcher("exists", path, watcher);
+    const signal = signalOf("exists", path, options);
+    if (options?.linearizable === true) return this.linearized(path, () => this.existsNow(path, w, { signal }), (s) => s, signal);
     try {
       // A missing node still leaves a server-side watch: it fires NodeCreated.
-      return await this.calls.request(Ops.exists, { op: "exists", path, watch: w !== undefined, watcher: w, watchAs: "data", watchAsIfNoNode: "exist", signal: signalOf("exists", path, options) });
+      return await this.calls.request(Ops.exists, { op: "exists", path, watch: w !== undefined, watcher: w, watchAs: "data", watchAsIfNoNode: "exist", signal });
     } catch (e) {
       if (e instanceof ZooKeeperError && e.code === ErrorCode.NONODE) return null;
       throw e;
@@ -307,18 +312,39 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
 
   /**
    * A node's data and Stat; `watcher` fires once on NodeDataChanged or NodeDeleted. Server codes: NONODE, NOAUTH.
+   * `{ linearizable: true }`: current at an instant between the call and its answer (ReadOptions).
    */
-  getData(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ data: Uint8Array | null; stat: Stat }> {
+  getData(path: string, watcher?: Watcher, options?: ReadOptions): Promise<{ data: Uint8Array | null; stat: Stat }> {
     return tracingRequests() ? traceRequest(this, "getData", path, () => this.getDataNow(path, watcher, options)) : this.getDataNow(path, watcher, options);
   }
 
-  private getDataNow(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ data: Uint8Array | null; stat: Stat }> {
+  private getDataNow(path: string, watcher?: Watcher, options?: ReadOptions): Promise<{ data: Uint8Array | null; stat: Stat }> {
     try {
       checkPath("getData", path);
       const w = checkWatcher("getData", path, watcher);
-      return this.calls.request(Ops.getData, { op: "getData", path, watch: w !== undefined, watcher: w, watchAs: "data", signal: signalOf("getData", path, options) });
+      const signal = signalOf("getData", path, options);
+      if (options?.linearizable === true) return this.linearized(path, () => this.getDataNow(path, w, { signal }), (r) => r.stat, signal);
+      return this.calls.request(Ops.getData, { op: "getData", path, watch: w !== undefined, watcher: w, watchAs: "data", signal });
     } catch (e) {
       return Promise.reject(e);
+    }
+  }
+
+  /**
+   * `read`, then a check the leader orders: the version read still there (or, for a missing node, still missing)
+   * when the check runs means the answer was current then. Sent again while the node changed in between.
+   */
+  private async linearized<T>(path: string, read: () => Promise<T>, statOf: (r: T) => Stat | null, signal: AbortSignal | undefined): Promise<T> {
+    for (;;) {
+      const r = await read();
+      const stat = statOf(r);
+      try {
+        await this.multi([Op.check(path, stat === null ? -1 : stat.version)], { signal });
+        if (stat !== null) return r;
+      } catch (e) {
+        if (!(e instanceof ZooKeeperError) || (e.code !== ErrorCode.BADVERSION && e.code !== ErrorCode.NONODE)) throw e;
+        if (stat === null && e.code === ErrorCode.NONODE) return r;
+      }
     }
   }
 
