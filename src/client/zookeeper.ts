@@ -534,7 +534,12 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     return reconfig(this.calls, options, signalOf("reconfig", undefined, callOptions));
   }
 
-  /** Replaces the hosts this client connects to (a chroot in `connectString` is ignored); moves off a host that left. */
+  /**
+   * Replaces the hosts this client connects to (a chroot in `connectString` is ignored), with the Java client's
+   * rebalancing rule: a client whose server left moves; when the list grew, a client whose server stays moves
+   * with probability 1 - old/new to one of the new servers; when it shrank, a client whose server stays stays.
+   * A move drops the connection and reconnects, keeping the session (docs/client.md "Ensemble changes").
+   */
   updateServerList(connectString: string): void {
     let hosts;
     try {
