@@ -1,13 +1,14 @@
 // multiRead (3.6+), getConfig and reconfig (3.5+), and reading the dynamic configuration text
 // ("server.N=host:quorum:election:role;clientHost:clientPort" lines and "version=<hex>").
-import { ErrorCode, OpCode } from "../protocol/constants.ts";
+import { type HostPort, parseConnectString } from "../protocol/connect-string.ts";
+import { ErrorCode, EventType, OpCode } from "../protocol/constants.ts";
 import type { MultiOp } from "../protocol/multi.ts";
 import { Ops } from "../protocol/ops.ts";
 import { addChroot } from "../protocol/path.ts";
 import type { Stat } from "../protocol/records.ts";
 import type { Caller } from "./call.ts";
 import { badArguments } from "./errors.ts";
-import type { Watcher } from "./types.ts";
+import type { ServerFeatures, SessionState, WatchedEvent, Watcher } from "./types.ts";
 import { checkPath } from "./validate.ts";
 
 /** A read inside multiRead: built by ReadOp.getData / ReadOp.getChildren. */
@@ -249,6 +250,188 @@ export function parseServer(id: number, value: string): ConfigServer | null {
     }
   }
   return s;
+}
+
+/** What the ensemble tracker (`ConnectOptions.trackEnsemble`) did, as the `"ensemble"` event of a ZooKeeper client. */
+export type EnsembleEvent =
+  | {
+      /** The connect string's hosts are the config's client addresses: the tracker follows the config from now on. */
+      type: "tracking";
+      /** The config's client addresses as a connect string. */
+      connectString: string;
+      /** The config's version. */
+      version: bigint | undefined;
+    }
+  | {
+      /** A new config: the client's host list was replaced (`updateServerList`'s rebalancing rule). */
+      type: "updated";
+      /** The new config's client addresses as a connect string. */
+      connectString: string;
+      /** The new config's version. */
+      version: bigint | undefined;
+      /** The rule moved this client: it dropped its connection and reconnects, keeping its session. */
+      moved: boolean;
+    }
+  | {
+      /** A new config the tracker could not follow (a server without a client address): the host list is unchanged. */
+      type: "skipped";
+      /** Why. */
+      reason: string;
+      /** That config's version. */
+      version: bigint | undefined;
+    }
+  | {
+      /** The tracker stopped for good (or never started), saying why once. */
+      type: "off";
+      /** Why, e.g. a 3.4 server, NOAUTH on /zookeeper/config, or a connect string that is not the config's addresses. */
+      reason: string;
+    };
+
+/** What the ensemble tracker needs of its client. */
+export interface TrackerClient {
+  readonly calls: Caller;
+  /** The hosts the client was given ("host:port", IPv6 in brackets). */
+  readonly given: readonly string[];
+  /** The client connects with TLS: it follows the servers' secure client addresses. */
+  readonly tls: boolean;
+  features(): ServerFeatures;
+  /** updateServerList's rule; true when the client moves. */
+  apply(hosts: readonly HostPort[]): boolean;
+  report(event: EnsembleEvent): void;
+}
+
+/** The client addresses of `c` this client can use, or why not. */
+function usableAddresses(c: ZooKeeperConfig, tls: boolean): string[] | string {
+  if (c.servers.length === 0) return "the ensemble's config names no servers (a standalone server)";
+  const out: string[] = [];
+  for (const s of c.servers) {
+    const addr = tls ? s.secureClient : s.tlsOnly ? undefined : s.client;
+    if (addr === undefined) {
+      if (s.client === undefined) return `server.${s.id} names no client address (clientPort in the static zoo.cfg)`;
+      return tls ? `server.${s.id} names no TLS client address` : `server.${s.id} is TLS-only and this client is not`;
+    }
+    out.push(addr);
+  }
+  return out;
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && [...a].sort().join(",") === [...b].sort().join(",");
+
+/**
+ * Follows /zookeeper/config (Curator's EnsembleTracker, issue 42): at the start, tracks only when the connect
+ * string's hosts are the config's client addresses (otherwise something, e.g. a proxy, stands between; it says
+ * so and stays off); then every change of the config replaces the host list with updateServerList's rule.
+ */
+export class EnsembleTracker {
+  private readonly client: TrackerClient;
+  private stopped = false;
+  private reading = false;
+  private again = false;
+  /** A read failed for want of a connection: the next "connected" retries it. */
+  private retry: (() => void) | null = null;
+  /** The client addresses last applied, sorted and joined. */
+  private applied = "";
+  private lastSkipped = "";
+
+  constructor(client: TrackerClient) {
+    this.client = client;
+  }
+
+  /** Starts with one read of the config (no watch: a client that does not track leaves none behind). */
+  start(): void {
+    void this.first();
+  }
+
+  /** The session's state: a retry on "connected"; the end stops the tracker. */
+  stateChanged(state: SessionState): void {
+    if (state === "expired" || state === "closed" || state === "authFailed") this.stopped = true;
+    else if (state === "connected" && this.retry !== null) {
+      const again = this.retry;
+      this.retry = null;
+      again();
+    }
+  }
+
+  off(reason: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.client.report({ type: "off", reason });
+  }
+
+  private async first(): Promise<void> {
+    if (this.stopped) return;
+    if (!this.client.features().reconfig) return this.off("the server is ZooKeeper 3.4, which has no /zookeeper/config");
+    let c: ZooKeeperConfig;
+    try {
+      c = await getConfig(this.client.calls, undefined, undefined);
+    } catch (e) {
+      return this.failed(e, () => void this.first());
+    }
+    if (this.stopped) return;
+    const mine = usableAddresses(c, this.client.tls);
+    if (typeof mine === "string") return this.off(mine);
+    if (!sameSet(mine, this.client.given)) {
+      return this.off(`the connect string's hosts (${this.client.given.join(",")}) are not the config's client addresses (${mine.join(",")}): a proxy or other names stand between, which tracking would bypass`);
+    }
+    this.applied = [...mine].sort().join(",");
+    this.client.report({ type: "tracking", connectString: mine.join(","), version: c.version });
+    await this.read();
+  }
+
+  private readonly watcher = (e: WatchedEvent): void => {
+    if (e.type === EventType.NodeDataChanged) void this.read();
+  };
+
+  /** Reads the config with a watch and follows it; reads again when a change came during the read. */
+  private async read(): Promise<void> {
+    if (this.stopped) return;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = true;
+    try {
+      do {
+        this.again = false;
+        const c = await getConfig(this.client.calls, this.watcher, undefined);
+        if (!this.stopped) this.follow(c);
+      } while (this.again && !this.stopped);
+    } catch (e) {
+      this.failed(e, () => void this.read());
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  private follow(c: ZooKeeperConfig): void {
+    const mine = usableAddresses(c, this.client.tls);
+    if (typeof mine === "string") {
+      if (mine !== this.lastSkipped) this.client.report({ type: "skipped", reason: mine, version: c.version });
+      this.lastSkipped = mine;
+      return;
+    }
+    const key = [...mine].sort().join(",");
+    if (key === this.applied) return;
+    this.applied = key;
+    const connectString = mine.join(",");
+    const moved = this.client.apply(parseConnectString(connectString).hosts);
+    this.client.report({ type: "updated", connectString, version: c.version, moved });
+  }
+
+  private failed(e: unknown, retry: () => void): void {
+    const code = (e as { code?: unknown }).code;
+    if (this.stopped || code === ErrorCode.SESSIONEXPIRED || code === ErrorCode.AUTHFAILED) {
+      this.stopped = true;
+      return;
+    }
+    if (code === ErrorCode.NOAUTH) return this.off("reading /zookeeper/config was refused (NOAUTH)");
+    if (code === ErrorCode.NONODE) return this.off("the server has no /zookeeper/config");
+    if (code === ErrorCode.CONNECTIONLOSS || code === ErrorCode.OPERATIONTIMEOUT) {
+      this.retry = retry; // after the reconnect
+      return;
+    }
+    this.off(`reading /zookeeper/config failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 /** Parses the dynamic configuration text: server lines, "version=", and any other line kept in `other`. */
