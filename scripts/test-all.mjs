@@ -22,6 +22,7 @@ const CROSS_RUNTIME = [
   "test/integration/client-ensemble.test.ts",
   "test/integration/client-readonly.test.ts",
   "test/integration/client-lines.test.ts",
+  "test/integration/ensemble-tracker.test.ts",
   "test/integration/secure-tls.test.ts",
   "test/integration/secure-tls13.test.ts",
   "test/integration/secure-sasl.test.ts",

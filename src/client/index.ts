@@ -11,7 +11,7 @@ export type * from "./types.ts";
 export { withRetry } from "./helpers.ts";
 export type { RetryOptions } from "./helpers.ts";
 export { ReadOp } from "./config-ops.ts";
-export type { ConfigServer, ReadResult, ReconfigOptions, ZooKeeperConfig } from "./config-ops.ts";
+export type { ConfigServer, EnsembleEvent, QuorumAddress, ReadResult, ReconfigOptions, ZooKeeperConfig } from "./config-ops.ts";
 export { defaultTransport } from "./transport/transport.ts";
 export type { DialOptions, Link, LinkHandlers, Transport } from "./transport/transport.ts";
 export { systemClock } from "./clock.ts";

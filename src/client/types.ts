@@ -247,6 +247,15 @@ export interface ConnectOptions {
    * reconnect backoff, `lastHeardAt` and the lease (default `systemClock`: performance.now() and global timers).
    */
   clock?: Clock;
+  /**
+   * Follow the ensemble's membership (servers 3.5+, as Curator's EnsembleTracker): watch /zookeeper/config and
+   * hand each new membership's client addresses to `updateServerList` (its rebalancing rule; the chroot stays).
+   * Default true, false with a custom `transport`. It starts only when the connect string's hosts are the
+   * config's client addresses; otherwise (a proxy between, other names, a static ensemble whose config names no
+   * client address, a 3.4 server, NOAUTH on the config, a call of `updateServerList`) it is off, said once as
+   * the `"ensemble"` event (`type: "off"`) and through `logger`. docs/client.md "Ensemble changes".
+   */
+  trackEnsemble?: boolean;
 }
 
 export type { CallOptions };

@@ -1,7 +1,7 @@
 // The public client (docs/client.md; reference: `npm run docs`): each operation checks its arguments,
 // then takes the one path of call.ts (op table codecs, chroot mapping, watches registered with their replies).
 import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
-import { parseConnectString } from "../protocol/connect-string.ts";
+import { hostText, parseConnectString } from "../protocol/connect-string.ts";
 import { ProtocolError } from "../protocol/errors.ts";
 import { Ops } from "../protocol/ops.ts";
 import { stripChroot } from "../protocol/path.ts";
@@ -15,7 +15,7 @@ import { watchedEvent } from "./events.ts";
 import { credentialName, identitiesText } from "./session/priming.ts";
 import { deleteTree } from "./helpers.ts";
 import { Op, decodeResults, encodeOp, multiNeeds } from "./op.ts";
-import { type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
+import { type EnsembleEvent, EnsembleTracker, type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
 import type { ServerFeatures } from "./session/features.ts";
 import { TypedEventEmitter } from "./emitter.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "./listeners.ts";
@@ -52,6 +52,11 @@ export interface ZooKeeperEvents {
    * session had already ended.
    */
   closing: [];
+  /**
+   * The ensemble tracker (`ConnectOptions.trackEnsemble`): it tracks, replaced the host list after a config change
+   * (and whether that moved this client), skipped a config it cannot follow, or is off and why (said once).
+   */
+  ensemble: [event: EnsembleEvent];
 }
 
 export type { InternalOptions };
@@ -77,6 +82,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   /** close() was called: the lease is over ("closing" was emitted), whatever the session still reads. */
   private closeCalled = false;
   private readonly identities = (): string => identitiesText(this.credentials);
+  /** Follows /zookeeper/config (trackEnsemble); null when off from the start. */
+  private tracker: EnsembleTracker | null = null;
 
   private constructor(connectString: string, options: InternalOptions) {
     super();
@@ -96,6 +103,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
         const from = this.shownState;
         this.shownState = state;
         publishState(this.sessionId, from, state);
+        this.tracker?.stateChanged(state);
         this.emitSafely(state);
       },
       onWatchEvent: (ev, zxid, watchers) => {
@@ -135,6 +143,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     }
     if (options.readOnly !== undefined && typeof options.readOnly !== "boolean") throw badArguments("readOnly must be a boolean", "connect");
     if (options.clientSideExpiry !== undefined && typeof options.clientSideExpiry !== "boolean") throw badArguments("clientSideExpiry must be a boolean", "connect");
+    if (options.trackEnsemble !== undefined && typeof options.trackEnsemble !== "boolean") throw badArguments("trackEnsemble must be a boolean", "connect");
     if (options.auth !== undefined && !Array.isArray(options.auth)) throw badArguments("auth must be an array", "connect");
     for (const a of options.auth ?? []) {
       if (!a || typeof a.scheme !== "string") throw badArguments("auth entries need a scheme and auth", "connect");
@@ -144,7 +153,34 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     // Stored credentials go out on the first connection's priming; their outcome is the session's.
     for (const p of auths) p.catch(() => {});
     await zk.session.start();
+    zk.track(connectString, options);
     return zk;
+  }
+
+  /**
+   * trackEnsemble: on by default, off by default with a custom transport (its addresses are its own). The tracker
+   * starts on a later turn of the event loop than connect()'s return, so listeners attached then hear its first event.
+   */
+  private track(connectString: string, options: ConnectOptions): void {
+    const on = options.trackEnsemble ?? options.transport === undefined;
+    if (!on) {
+      if (options.trackEnsemble === undefined) this.log.info("zookeeper: ensemble tracking off: a custom transport (trackEnsemble: true turns it on)");
+      return;
+    }
+    this.tracker = new EnsembleTracker({
+      calls: this.calls,
+      given: parsedConnectString(connectString).hosts.map(hostText),
+      tls: options.tls !== undefined && options.tls !== false,
+      features: () => this.session.features,
+      apply: (hosts) => this.session.updateHosts(hosts),
+      report: (event) => {
+        if (event.type === "off" || event.type === "skipped") this.log.info(`zookeeper: ensemble tracking ${event.type}: ${event.reason}`);
+        else this.log.info(`zookeeper: ensemble ${event.type} ${event.connectString}${event.type === "updated" && event.moved ? " (moving)" : ""}`);
+        emitIsolated(this, this, "ZooKeeper", "ensemble", event);
+      },
+    });
+    const tracker = this.tracker;
+    setTimeout(() => tracker.start(), 0); // after the caller's continuation of connect(): its listeners hear the first event
   }
 
   /** The session's current state. */
@@ -560,7 +596,12 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     return reconfig(this.calls, options, signalOf("reconfig", undefined, callOptions));
   }
 
-  /** Replaces the hosts this client connects to (a chroot in `connectString` is ignored); moves off a host that left. */
+  /**
+   * Replaces the hosts this client connects to (a chroot in `connectString` is ignored), with the Java client's
+   * rebalancing rule: a client whose server left moves; when the list grew, a client whose server stays moves
+   * with probability 1 - old/new to one of the new servers; when it shrank, a client whose server stays stays.
+   * A move drops the connection and reconnects, keeping the session (docs/client.md "Ensemble changes").
+   */
   updateServerList(connectString: string): void {
     let hosts;
     try {
@@ -568,6 +609,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     } catch (e) {
       throw badArguments(e instanceof ProtocolError ? e.message : String(e), "updateServerList");
     }
+    // The caller manages the list from now on: a tracker would undo it at the next config change.
+    this.tracker?.off("updateServerList() was called: the caller manages the host list");
     this.session.updateHosts(hosts);
   }
 

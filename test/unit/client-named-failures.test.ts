@@ -81,11 +81,11 @@ describe("named failures", () => {
     list.failed(a, err()); // no code: a timeout, a reset, a custom transport's error
     assert.equal(list.unreachable(), null);
     list.failed(a, err("ECONNREFUSED"));
-    list.connected();
+    list.connected(a);
     assert.equal(list.unreachable(), null, "a connection clears the record");
     list.failed(a, err("ECONNREFUSED"));
     list.failed(b, err("ECONNREFUSED"));
-    list.replace([{ host: "c", port: 3 }]);
+    list.rebalance([{ host: "c", port: 3 }], null);
     assert.equal(list.unreachable(), null, "a new list starts afresh");
   });
 

@@ -286,7 +286,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
 
   /** Connected on `conn` until it ends; then "disconnected" (unless close() or the end came first). */
   private async serve(conn: Connection, res: ConnectResponse, host: HostPort): Promise<void> {
-    this.hosts.connected();
+    this.hosts.connected(host);
     const readOnly = res.readOnly;
     const state: Phase = { kind: "connected", conn, host, readOnly, probe: null };
     this.transition(state);
@@ -469,12 +469,18 @@ export class Session implements ConnectionOwner, AttemptOwner {
     else conn.send(p);
   }
 
-  /** updateServerList: new hosts for the next connections; leaves a server that is not among them. */
-  updateHosts(hosts: readonly HostPort[]): void {
-    if (hosts.length === 0) return;
-    this.hosts.replace(hosts);
+  /**
+   * updateServerList: new hosts, taken with the Java client's rebalancing rule (hosts.ts `rebalance`). When it
+   * says move, the connection is dropped and the session reconnects (to the host the rule draws), keeping the
+   * session. Returns whether the client moves.
+   */
+  updateHosts(hosts: readonly HostPort[]): boolean {
+    if (hosts.length === 0) return false;
     const p = this.phase;
-    if (p.kind === "connected" && !this.hosts.has(p.host.host, p.host.port)) p.conn.close("the server is no longer in the server list");
+    const connected = p.kind === "connected" && !p.conn.isClosed;
+    const move = this.hosts.rebalance(hosts, connected ? p.host : null);
+    if (connected && move) p.conn.close(this.hosts.has(p.host.host, p.host.port) ? "rebalancing over the new server list" : "the server is no longer in the server list");
+    return move;
   }
 
   /** Stores credentials (replayed on every reconnect) and sends them now when connected. */
