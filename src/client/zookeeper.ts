@@ -180,7 +180,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
       },
     });
     const tracker = this.tracker;
-    setTimeout(() => tracker.start(), 0); // after the caller's continuation of connect(): its listeners hear the first event
+    // After the caller's continuation of connect(), so its listeners hear the first event; on the client's clock (its one seam for time).
+    this.clock.setTimeout(() => tracker.start(), 0);
   }
 
   /** The session's current state. */
