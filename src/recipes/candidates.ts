@@ -38,7 +38,8 @@ export async function createContender(zk: ZooKeeper, path: string, naming: Namin
       return await create();
     } catch (e) {
       if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
-      uncertain = true;
+      if (e.sent !== false) uncertain = true; // never sent: nothing to look for
+
       await afterConnectionLoss(zk);
     }
   }
