@@ -192,6 +192,19 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   get sessionId(): bigint {
     return this.session.sessionId;
   }
+  /**
+   * What `JSON.stringify` shows of a client: its state, session id (hex) and server. Never its session password,
+   * credentials or keys (util.inspect does not show them either).
+   */
+  toJSON(): { state: SessionState; sessionId: string; remoteAddress: string | null } {
+    return { state: this.state, sessionId: `0x${this.sessionId.toString(16)}`, remoteAddress: this.remoteAddress };
+  }
+
+  /** `ZooKeeper(0x<session id>, <state>, <server>)`: for messages and logs; no secret. */
+  override toString(): string {
+    return `ZooKeeper(0x${this.sessionId.toString(16)}, ${this.state}${this.remoteAddress ? `, ${this.remoteAddress}` : ""})`;
+  }
+
   /** The session's password, to resume it with `ConnectOptions.sessionId`/`sessionPassword`. */
   get sessionPassword(): Uint8Array {
     return this.session.password;

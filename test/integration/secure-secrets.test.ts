@@ -22,6 +22,14 @@ const WRONG_PASSWORD = "wrong-Secret-0b6d";
 let sasl: SaslServer;
 let tls: TlsServer;
 const seen: string[] = [];
+/** Session passwords of the clients made here: secrets too (whoever reads one can take the session over). */
+const sessionPasswords: Uint8Array[] = [];
+
+/** A client in every form a user might print it: inspected to the bottom (hidden fields too), as JSON, as a string. */
+function dump(zk: ZooKeeper): void {
+  sessionPasswords.push(zk.sessionPassword.slice());
+  seen.push(inspect(zk, { depth: Infinity, showHidden: true }), JSON.stringify(zk), String(zk), `${zk}`);
+}
 
 const show = (v: unknown): string => (typeof v === "string" ? v : inspect(v, { depth: 8, showHidden: true }));
 const logger: Logger = {
@@ -91,10 +99,12 @@ describe("no credentials in logs or errors", () => {
         sasl: { mechanism: "DIGEST-MD5", username: "alice", password: SASL_PASSWORD },
         auth: [{ scheme: "digest", auth: `carol:${DIGEST_SECRET}` }],
       }));
+      dump(zk);
       await cutAndRecover(zk, () => proxy.cut());
       await cutAndRecover(zk, () => proxy.reset());
       await capture(zk.getData("/no-such-node"));
       await zk.addAuthInfo("digest", `dave:${DIGEST_SECRET}`);
+      dump(zk);
       // A scheme the server does not know: refused, the session ends in authFailed.
       await capture(zk.addAuthInfo("nosuchscheme", `eve:${BAD_SCHEME_SECRET}`));
       assert.equal(zk.state, "authFailed");
@@ -110,6 +120,7 @@ describe("no credentials in logs or errors", () => {
     try {
       const zk = await ZooKeeper.connect(tproxy.connectString, base({ tls: clientTlsOptions(tls.certs, "client") }));
       await cutAndRecover(zk, () => tproxy.cut());
+      dump(zk);
       await zk.close();
     } finally {
       await tproxy.close();
@@ -121,12 +132,16 @@ describe("no credentials in logs or errors", () => {
 
   it("none of the secrets appear in anything collected", () => {
     const all = seen.join("\n");
-    for (const secret of [SASL_PASSWORD, WRONG_PASSWORD, DIGEST_SECRET, BAD_SCHEME_SECRET]) {
-      assert.ok(!all.includes(secret), `secret ${secret.slice(0, 4)}… leaked:\n${all}`);
-      // Also as bytes in hex or base64, the forms a Uint8Array dump would take.
-      const bytes = Buffer.from(secret, "utf8");
-      assert.ok(!all.includes(bytes.toString("base64")), `secret ${secret.slice(0, 4)}… leaked as base64`);
-      assert.ok(!all.replace(/[\s,]/g, "").includes(bytes.toString("hex")), `secret ${secret.slice(0, 4)}… leaked as hex`);
+    const squeezed = all.replace(/\s/g, "");
+    const asBytes = [...[SASL_PASSWORD, WRONG_PASSWORD, DIGEST_SECRET, BAD_SCHEME_SECRET].map((s) => Buffer.from(s, "utf8")), ...sessionPasswords.map((p) => Buffer.from(p))];
+    assert.equal(sessionPasswords.length, 3);
+    for (const secret of [SASL_PASSWORD, WRONG_PASSWORD, DIGEST_SECRET, BAD_SCHEME_SECRET]) assert.ok(!all.includes(secret), `secret ${secret.slice(0, 4)}… leaked:\n${all}`);
+    for (const bytes of asBytes) {
+      // As bytes in hex, base64 or the decimal list a Uint8Array dump prints.
+      const name = `${bytes.toString("hex").slice(0, 4)}…`;
+      assert.ok(!all.includes(bytes.toString("base64")), `secret ${name} leaked as base64`);
+      assert.ok(!all.replace(/[\s,]/g, "").includes(bytes.toString("hex")), `secret ${name} leaked as hex`);
+      assert.ok(!squeezed.includes([...bytes].join(",")), `secret ${name} leaked as a byte list`);
     }
     // DIGEST-MD5 response and rspauth are 32 hex digits; nothing else the client prints is.
     assert.equal(/\b[0-9a-f]{32}\b/i.exec(all), null, "a 32-hex digest (DIGEST-MD5 response?) appears");

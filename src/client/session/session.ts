@@ -44,20 +44,21 @@ export class Session implements ConnectionOwner, AttemptOwner {
     const now = this.clock.now();
     if (now - this.resumedAt < 100) return;
     this.resumedAt = now;
-    this.o.onResume?.();
+    this.#o.onResume?.();
   };
   private phase: Phase = { kind: "connecting", attempt: null };
   private shown: SessionState = "connecting";
   /** The session to resume; `global` once a read-write server has known it (read-only sessions are per server). */
-  private identity: { id: bigint; password: Uint8Array; global: boolean } | null = null;
-  private readonly o: SessionOptions;
+  #identity: { id: bigint; password: Uint8Array; global: boolean } | null = null;
+  /** Private (#): it holds the TLS key material and SASL factory, which util.inspect must not show. */
+  readonly #o: SessionOptions;
   /** What every request of this session shares (request.ts). */
   private readonly context: CallContext;
   /** Writes sent whose replies were lost, for judging a later attempt of the same write (outcome.ts). */
   readonly lost: LostWrites = new LostWrites(this);
   private readonly hosts: HostList;
   private readonly queue: WaitQueue;
-  private readonly auths: AuthEntry[] = [];
+  readonly #auths: AuthEntry[] = [];
   /** connect()'s promise: settled by the first "connected" or by the end, whichever comes first. */
   private readonly first: { promise: Promise<void>; resolve(): void; reject(e: Error): void; settled: boolean };
   /** Made by the loop's first sleep (most sessions never sleep); aborted when closing or ended, to wake it. */
@@ -78,7 +79,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
   private connectGuard: Deadline | null = null;
 
   constructor(o: SessionOptions) {
-    this.o = o;
+    this.#o = o;
     this.context = { chroot: o.chroot, maxBufferSize: o.maxBufferSize, watches: o.watches, identities: o.identities, lost: this.lost };
     this.clock = o.clock ?? systemClock;
     // The client's own timers run on the same clock, watched for lateness: a timer that fires late means
@@ -88,7 +89,9 @@ export class Session implements ConnectionOwner, AttemptOwner {
     this.lastHeard = this.clock.now();
     this.hosts = new HostList(o.hosts);
     // A user-supplied id is a global session.
-    if (o.sessionId !== undefined && o.sessionId !== 0n) this.identity = { id: o.sessionId, password: o.sessionPassword ?? new Uint8Array(16), global: true };
+    if (o.sessionId !== undefined && o.sessionId !== 0n) this.#identity = { id: o.sessionId, password: o.sessionPassword ?? new Uint8Array(16), global: true };
+    // The password lives in #identity only (private fields stay out of util.inspect and JSON): not in the options kept.
+    o.sessionPassword = undefined;
     let resolve = (): void => {};
     let reject = (_e: Error): void => {};
     const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
@@ -98,7 +101,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
   }
 
   get log(): Logger {
-    return this.o.logger;
+    return this.#o.logger;
   }
 
   get state(): SessionState {
@@ -106,11 +109,11 @@ export class Session implements ConnectionOwner, AttemptOwner {
   }
 
   get sessionId(): bigint {
-    return this.identity?.id ?? 0n;
+    return this.#identity?.id ?? 0n;
   }
 
   get password(): Uint8Array {
-    return this.identity?.password ?? new Uint8Array(16);
+    return this.#identity?.password ?? new Uint8Array(16);
   }
 
   /** Dialling for a first session or reconnecting: the loop runs. */
@@ -154,8 +157,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
 
   /** Runs the connect loop; resolves once the first session is established. */
   start(): Promise<void> {
-    this.connectBound = { at: this.clock.now() + this.o.connectTimeout, expire: () => this.connectTimedOut() };
-    if (this.o.sasl) this.guardConnect();
+    this.connectBound = { at: this.clock.now() + this.#o.connectTimeout, expire: () => this.connectTimedOut() };
+    if (this.#o.sasl) this.guardConnect();
     this.loop = this.run();
     return this.first.promise;
   }
@@ -175,7 +178,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
     // Every host refused (or its name did not resolve) on its last dial: say that, not just the last error.
     const unreachable = this.hosts.unreachable();
     const last = unreachable !== null ? `: ${unreachable}` : this.lastDialError ? `; last error: ${this.lastDialError.message}` : "";
-    this.end("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.o.connectTimeout} ms${last}`);
+    this.end("closed", ErrorCode.CONNECTIONLOSS, `no session established within ${this.#o.connectTimeout} ms${last}`);
   }
 
   // --- states ---
@@ -196,12 +199,12 @@ export class Session implements ConnectionOwner, AttemptOwner {
     const shown = publicState(next);
     if (shown !== this.shown) {
       this.shown = shown;
-      this.o.onState(shown);
+      this.#o.onState(shown);
     }
-    if (next.kind === "ended" && !this.o.watches.isEmpty) {
+    if (next.kind === "ended" && !this.#o.watches.isEmpty) {
       // Nobody to tell when no watch is left (most sessions end so): no event is built.
-      this.o.onSessionEvent(KEEPER_STATE[next.state]);
-      this.o.watches.clear();
+      this.#o.onSessionEvent(KEEPER_STATE[next.state]);
+      this.#o.watches.clear();
     }
   }
 
@@ -212,7 +215,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
     // Made only when someone waits (an Error's stack trace is a good part of the cost of a short session).
     let err: ZooKeeperError | null = null;
     const error = (): ZooKeeperError => (err ??= new ZooKeeperError(end.code, end.reason));
-    for (const a of this.auths) for (const w of a.waiters.splice(0)) w.reject(error());
+    for (const a of this.#auths) for (const w of a.waiters.splice(0)) w.reject(error());
     if (!this.first.settled) {
       this.firstSettled();
       this.first.reject(error());
@@ -325,8 +328,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
   onNotification(ev: WatcherEvent, zxid: bigint): void {
     // Only 3.9+ servers put the change's zxid on a notification (-1 before, and for catch-up events).
     if (zxid !== -1n && !this.features.eventZxid) this.features = featuresOf("3.9+");
-    const watchers = this.o.watches.trigger(ev.type, ev.path);
-    this.o.onWatchEvent(ev, zxid, watchers);
+    const watchers = this.#o.watches.trigger(ev.type, ev.path);
+    this.#o.onWatchEvent(ev, zxid, watchers);
   }
 
   /** The next xid (1 to 2^31-1, then 1 again), taken by a connection as it queues a frame. */
@@ -337,8 +340,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
   }
 
   private dialContext(): DialContext {
-    const o = this.o;
-    const id = this.identity;
+    const o = this.#o;
+    const id = this.#identity;
     return {
       dialer: o.dialer, tls: o.tls, sasl: o.sasl, clock: this.timers, logger: o.logger, maxBufferSize: o.maxBufferSize,
       sessionTimeout: o.sessionTimeout, connectTimeout: o.connectTimeout, readOnly: o.readOnly, hostCount: this.hosts.size,
@@ -368,8 +371,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
   accepted(res: ConnectResponse): void {
     this.negotiatedTimeout = res.timeOut;
     // The identity the attempt was made with (accepted() is the only change to it while an attempt runs).
-    const id = this.identity;
-    this.identity = { id: res.sessionId, password: res.passwd, global: (id?.global ?? false) || !res.readOnly };
+    const id = this.#identity;
+    this.#identity = { id: res.sessionId, password: res.passwd, global: (id?.global ?? false) || !res.readOnly };
     this.lastHeard = this.clock.now();
     const p = this.phase;
     if (p.kind === "disconnected" && p.expiry !== null) {
@@ -398,11 +401,11 @@ export class Session implements ConnectionOwner, AttemptOwner {
 
   /** Auth packets, the feature probes, SetWatches batches, then everything queued while disconnected. */
   private async prime(conn: Connection): Promise<Outcome | undefined> {
-    for (const a of this.auths) sendAuth(this.send, conn, a, (x) => this.authRefused(x));
+    for (const a of this.#auths) sendAuth(this.send, conn, a, (x) => this.authRefused(x));
     try {
       // A server seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every
       // later request's on this link) set the truth, or end the link or the session as awaiting them would.
-      this.features = await learnFeatures(conn, this.o.servers, this.send, {
+      this.features = await learnFeatures(conn, this.#o.servers, this.send, {
         learnt: (f) => {
           if (this.sessionConn() === conn) this.features = f;
         },
@@ -419,7 +422,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
     if (conn.isClosed || !this.dialling) return { kind: "failed", error: new Error("connection lost while priming") };
     // Relative to the last zxid of a reply to the caller's requests (Pending.tracksZxid): the probes' and
     // SetWatches' replies never move it, or a link cut after them and before the catch-up notifications would lose them.
-    sendSetWatches(this.send, conn, watchBatches(this.o.watches, this.lastZxid), this.features, this.log);
+    sendSetWatches(this.send, conn, watchBatches(this.#o.watches, this.lastZxid), this.features, this.log);
     this.queue.release((p) => this.transmit(conn, p));
     return undefined;
   }
@@ -457,7 +460,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
       const ph = this.phase;
       if (ph.kind === "connected" && !ph.conn.isClosed) this.transmit(ph.conn, p);
       // Not connected: wait for the next connection, but never longer than a session could survive.
-      else this.queue.push(p, this.negotiatedTimeout || this.o.connectTimeout);
+      else this.queue.push(p, this.negotiatedTimeout || this.#o.connectTimeout);
     });
   };
 
@@ -491,7 +494,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
         return;
       }
       const entry: AuthEntry = { scheme, auth, waiters: [{ resolve, reject }] };
-      this.auths.push(entry);
+      this.#auths.push(entry);
       const conn = this.liveConn();
       if (conn) sendAuth(this.send, conn, entry, (x) => this.authRefused(x));
     });
@@ -500,7 +503,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
   // --- read-only probing ---
 
   private startReadOnlyProbe(current: HostPort): ReadOnlyProbe | null {
-    const fourLetter = this.o.fourLetter;
+    const fourLetter = this.#o.fourLetter;
     if (!fourLetter || this.hosts.size < 2) return null;
     return new ReadOnlyProbe({
       hosts: this.hosts.all,
@@ -521,7 +524,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
   /** Client-side expiry, armed while disconnected: 4/3 of the session timeout after the server was last heard. */
   private armClientExpiry(): void {
     const p = this.phase;
-    if (p.kind !== "disconnected" || p.expiry !== null || !this.o.clientSideExpiry || this.negotiatedTimeout <= 0) return;
+    if (p.kind !== "disconnected" || p.expiry !== null || !this.#o.clientSideExpiry || this.negotiatedTimeout <= 0) return;
     const limit = clientExpiryAfter(this.negotiatedTimeout);
     const left = Math.max(0, limit - (this.clock.now() - this.lastHeard));
     p.expiry = this.timers.setTimeout(() => {

@@ -392,6 +392,7 @@ export class Connection implements LinkHandlers {
   private handleFrame(r: JuteReader): void {
     if (this.handshake) {
       const res = readConnectResponse(r); // first: a malformed one throws while connect() can still be rejected (close)
+      r.reset(NOTHING, 0, 0); // its bytes hold the session password: the reader keeps no view of them until the next frame
       const h = this.endHandshake();
       this.acked = this.handshakeSentAt;
       h.resolve(res);
