@@ -5,16 +5,8 @@
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { hex, unhex } from "../support/bytes.ts";
-import {
-  aesCtsDecrypt,
-  aesCtsEncrypt,
-  enctype,
-  enctypeForChecksum,
-  KrbCryptoError,
-  KrbCryptoErrorReason,
-  nfold,
-  SUPPORTED_ENCTYPES,
-} from "../../src/client/sasl/kerberos/index.ts";
+import { aesCtsDecrypt, aesCtsEncrypt, enctype, enctypeForChecksum, nfold, SUPPORTED_ENCTYPES } from "../../src/kerberos/crypto.ts";
+import { KrbCryptoError, KrbCryptoErrorReason } from "../../src/kerberos/errors.ts";
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const h = (s: string): string => s.replace(/\s+/g, "").toLowerCase();

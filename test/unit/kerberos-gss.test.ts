@@ -9,36 +9,30 @@ import fc from "fast-check";
 import { describe, it } from "../support/bdd.ts";
 import { hex } from "../support/bytes.ts";
 import { SaslError } from "../../src/client/sasl/errors.ts";
+import { gssapiMechanism } from "../../src/client/sasl/gssapi.ts";
+import { enctype } from "../../src/kerberos/crypto.ts";
+import { KerberosError } from "../../src/kerberos/errors.ts";
 import {
   acceptApRep,
-  acceptSecContext,
-  buildApRep,
   decodeGssChecksum,
-  encodeEncTicketPart,
   encodeGssChecksum,
-  encodeKrbError,
-  encodeTicket,
-  enctype,
   frameContextToken,
   getMic,
   GssContext,
   GssFlags,
-  gssapiMechanism,
   initSecContext,
-  KerberosError,
-  KeyBlock,
-  parsePrincipal,
-  principalToString,
   TokId,
   unframeContextToken,
   unwrap,
   verifyMic,
   wrap,
-  decodeTicket,
-  type KerberosCredential,
-  type Keytab,
-  type Principal,
-} from "../../src/client/sasl/kerberos/index.ts";
+} from "../../src/kerberos/gss.ts";
+import { type KerberosCredential } from "../../src/kerberos/kdc.ts";
+import { type Keytab } from "../../src/kerberos/keytab.ts";
+import { parsePrincipal } from "../../src/kerberos/login.ts";
+import { decodeTicket } from "../../src/kerberos/messages.ts";
+import { KeyBlock, principalToString, type Principal } from "../../src/kerberos/types.ts";
+import { acceptSecContext, buildApRep, encodeEncTicketPart, encodeKrbError, encodeTicket } from "../support/kerberos-peer.ts";
 
 const RUNS = Number(process.env.KERBEROS_FUZZ_RUNS ?? 3000);
 const REALM = "ZKTS.TEST";

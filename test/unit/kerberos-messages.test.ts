@@ -10,6 +10,11 @@ import fc from "fast-check";
 import { describe, it } from "../support/bdd.ts";
 import { hex, unhex } from "../support/bytes.ts";
 import type { Dialer, LinkHandlers } from "../../src/client/transport/transport.ts";
+import { loadCcache } from "../../src/kerberos/ccache.ts";
+import { enctype } from "../../src/kerberos/crypto.ts";
+import { DerError, KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
+import { kdcError, sendToKdcs, tcpExchange } from "../../src/kerberos/kdc.ts";
+import { kdcsOf, loadKrb5Conf, parseDuration, parseKdcAddress, parseKrb5Conf, realmOfHost } from "../../src/kerberos/krb5conf.ts";
 import {
   decodeApRep,
   decodeApReq,
@@ -25,37 +30,25 @@ import {
   decodePaData,
   decodePaEncTsEnc,
   decodeTicket,
-  DerError,
-  encodeApRep,
   encodeApReq,
   encodeAuthenticator,
+  encodeKdcReq,
+  encodePaEncTsEnc,
+  KeyUsage,
+  type KrbErrorMessage,
+} from "../../src/kerberos/messages.ts";
+import { KeyBlock } from "../../src/kerberos/types.ts";
+import {
+  encodeApRep,
   encodeEncApRepPart,
   encodeEncKdcRepPart,
   encodeEtypeInfo2,
   encodeKdcRep,
-  encodeKdcReq,
   encodeKrbError,
   encodeMethodData,
-  encodePaEncTsEnc,
-  enctype,
-  KerberosError,
-  KerberosErrorReason,
-  KeyBlock,
-  KeyUsage,
-  kdcError,
-  kdcsOf,
-  loadCcache,
-  loadKrb5Conf,
-  parseDuration,
-  parseKdcAddress,
-  parseKrb5Conf,
-  realmOfHost,
-  sendToKdcs,
-  tcpExchange,
-  type KrbErrorMessage,
-} from "../../src/client/sasl/kerberos/index.ts";
+} from "../support/kerberos-peer.ts";
 import { systemClock } from "../../src/client/clock.ts";
-import { decodeDer } from "../../src/client/sasl/kerberos/der.ts";
+import { decodeDer } from "../../src/kerberos/der.ts";
 
 const RUNS = Number(process.env.KERBEROS_FUZZ_RUNS ?? 3000);
 const fixture = (name: string): URL => new URL(`../../fixtures/kerberos/${name}`, (import.meta as { url: string }).url);

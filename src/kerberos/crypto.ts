@@ -7,7 +7,7 @@
 // Only AES-CBC (aes-128-cbc / aes-256-cbc without padding), HMAC and PBKDF2 of node:crypto are used, so
 // the same code runs under Node, Bun and Deno. Keys, passwords and plaintexts never reach an error message.
 import { createCipheriv, createDecipheriv, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
-import { concatBytes } from "../../bytes.ts";
+import { concatBytes } from "../protocol/bytes.ts";
 import { KrbCryptoError, KrbCryptoErrorReason } from "./errors.ts";
 
 /** Enctype numbers (RFC 3961 §8, RFC 3962, RFC 8009, IANA "Kerberos Encryption Type Numbers"). */
