@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { type HostPort, hostText } from "../protocol/connect-string.ts";
 import { concatBytes } from "../protocol/bytes.ts";
 import { enctype, enctypeName, isSupportedEnctype, SUPPORTED_ENCTYPES } from "./crypto.ts";
-import { DerError, KerberosError, KerberosErrorReason, KrbCryptoError, KrbCryptoErrorReason, krbErrorName } from "./errors.ts";
+import { DerError, KerberosError, KerberosErrorReason, KrbCryptoError, KrbCryptoErrorReason, krbErrorName, printableText } from "./errors.ts";
 import { keysFor, type Keytab } from "./keytab.ts";
 import { kdcsOf, type KdcAddress, type Krb5Config } from "./krb5conf.ts";
 import {
@@ -338,7 +338,8 @@ const iso = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The KerberosError for a KRB-ERROR from a KDC; `about` names the principals of the request. */
 export function kdcError(e: KrbErrorMessage, about: { client: string; server: string; keyInfo?: string; sentTime?: Date }): KerberosError {
-  const text = e.eText !== undefined && e.eText !== "" ? `: ${e.eText.slice(0, 200)}` : "";
+  const eText = e.eText === undefined ? "" : printableText(e.eText);
+  const text = eText !== "" ? `: ${eText}` : "";
   const code = e.errorCode;
   const name = krbErrorName(code);
   switch (code) {

@@ -37,7 +37,7 @@ import {
   KeyUsage,
   type KrbErrorMessage,
 } from "../../src/kerberos/messages.ts";
-import { KeyBlock } from "../../src/kerberos/types.ts";
+import { KeyBlock, principalToString } from "../../src/kerberos/types.ts";
 import {
   encodeApRep,
   encodeEncApRepPart,
@@ -140,6 +140,25 @@ describe("Kerberos messages: DER written by hand from RFC 4120 §5", () => {
     assert.equal(kdcError({ ...e, errorCode: 6 }, { client: "nobody@R", server: "x" }).reason, KerberosErrorReason.ClientUnknown);
     assert.equal(kdcError({ ...e, errorCode: 24 }, { client: "a@R", server: "x" }).reason, KerberosErrorReason.BadKey);
     assert.match(kdcError({ ...e, errorCode: 99, eText: undefined }, { client: "a@R", server: "x" }).message, /KRB-ERROR 99/);
+  });
+
+  it("a KDC's e-text reaches a message without control characters and at most 200 characters long", () => {
+    const e = decodeKrbError(encodeKrbError({
+      ctime: undefined, cusec: undefined, stime: new Date("2026-12-05T12:00:00Z"), susec: 0, errorCode: 6, crealm: undefined, cname: undefined,
+      realm: "R", sname: { nameType: 2, components: ["krbtgt", "R"] },
+      eText: `CLIENT_NOT_FOUND\n2026-12-05 INFO fake log line \u001b[31mred\u001b[0m\r\u009b2J\u202eevil ${"x".repeat(400)}`,
+      eData: undefined,
+    }));
+    const err = kdcError(e, { client: "nobody@R", server: "krbtgt/R@R" });
+    assert.equal(err.reason, KerberosErrorReason.ClientUnknown);
+    assert.doesNotMatch(err.message, /[\u0000-\u001f\u007f-\u009f\u202e]/);
+    const text = err.message.slice(err.message.indexOf("(KDC_ERR_C_PRINCIPAL_UNKNOWN (6)): ") + "(KDC_ERR_C_PRINCIPAL_UNKNOWN (6)): ".length);
+    assert.ok(text.startsWith("CLIENT_NOT_FOUND 2026-12-05 INFO fake log line  [31mred [0m 2J evil xxx"), text);
+    assert.equal(Array.from(text).length, 201);
+    assert.ok(text.endsWith("x…"));
+    // A short e-text stays as it is; a name from a KDC with ESC or a newline is written with escapes.
+    assert.match(kdcError({ ...e, eText: "no such principal" }, { client: "a@R", server: "x" }).message, /: no such principal$/);
+    assert.equal(principalToString({ nameType: 1, components: ["a\u001b[2Jb", "c\nd"], realm: "R\u0085" }), "a\\x1b[2Jb/c\\nd@R\\x85");
   });
 
   it("PA-ENC-TS-ENC, encrypted with key usage 1 (PA-ENC-TIMESTAMP)", () => {
