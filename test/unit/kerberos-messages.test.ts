@@ -13,7 +13,7 @@ import type { Dialer, LinkHandlers } from "../../src/client/transport/transport.
 import { loadCcache } from "../../src/kerberos/ccache.ts";
 import { enctype } from "../../src/kerberos/crypto.ts";
 import { DerError, KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
-import { kdcError, sendToKdcs, tcpExchange } from "../../src/kerberos/kdc.ts";
+import { asExchange, kdcError, sendToKdcs, tcpExchange } from "../../src/kerberos/kdc.ts";
 import { kdcsOf, loadKrb5Conf, parseDuration, parseKdcAddress, parseKrb5Conf, realmOfHost } from "../../src/kerberos/krb5conf.ts";
 import {
   decodeApRep,
@@ -466,6 +466,25 @@ describe("the KDC transport (fake Dialer)", () => {
     assert.equal(d.dials, 2);
     const ok = fakeKdc(() => frame(Uint8Array.of(7)));
     assert.deepEqual(await sendToKdcs([{ host: "a", port: 88, protocol: undefined }], "R", new Uint8Array(2000), { dial: ok, udp: async () => assert.fail("UDP above the preference limit") }), Uint8Array.of(7));
+  });
+
+  it("a KDC whose ETYPE-INFO2 asks 2^24 string-to-key iterations fails the password login with a typed error, no PBKDF2 run", async () => {
+    const etypeInfo = encodeEtypeInfo2([{ etype: 18, salt: "R.EXAMPLEalice", s2kparams: Uint8Array.of(0x01, 0x00, 0x00, 0x00) }]);
+    const preauthRequired: KrbErrorMessage = {
+      ctime: undefined, cusec: undefined, stime: new Date(), susec: 0, errorCode: 25, crealm: undefined, cname: undefined, realm: "R.EXAMPLE",
+      sname: { nameType: 2, components: ["krbtgt", "R.EXAMPLE"] }, eText: undefined, eData: encodeMethodData([{ type: 19, value: etypeInfo }]),
+    };
+    let requests = 0;
+    const kdc = fakeKdc(() => (requests++, frame(encodeKrbError(preauthRequired))));
+    const ctx = { config: parseKrb5Conf(""), now: () => Date.now(), dial: kdc, udp: null, kdcsFor: () => [{ host: "kdc", port: 88, protocol: "tcp" as const }] };
+    await assert.rejects(
+      asExchange(ctx, { client: { nameType: 1, components: ["alice"], realm: "R.EXAMPLE" }, credentials: { password: "secret" } }),
+      (e: Error) =>
+        e instanceof KerberosError && e.reason === KerberosErrorReason.BadReply &&
+        /the KDC's string-to-key parameters for aes256-cts-hmac-sha1-96 \(18\) are unusable: string-to-key iteration count 16777216 .*outside 1\.\.16777215/.test(e.message) &&
+        !e.message.includes("secret"),
+    );
+    assert.equal(requests, 1); // refused on the KDC's answer: no PA-ENC-TIMESTAMP was computed or sent
   });
 
   it("a KRB_ERR_RESPONSE_TOO_BIG over UDP goes to TCP on the same KDC", async () => {
