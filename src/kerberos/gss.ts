@@ -381,7 +381,10 @@ export interface Unwrapped {
   readonly seq: bigint;
 }
 
-/** Verifies and opens a peer's Wrap token (GSS_Unwrap). Throws KerberosError naming what was wrong. */
+/**
+ * Verifies and opens a peer's Wrap token (GSS_Unwrap), and checks its SND_SEQ is the next expected when the context
+ * has sequence or replay detection. Throws KerberosError naming what was wrong.
+ */
 export function unwrap(ctx: GssContext, token: Uint8Array): Unwrapped {
   if (!(token instanceof Uint8Array)) throw badToken("the wrap token is not bytes");
   if (token.length < 16) throw badToken(`a wrap token of ${token.length} bytes is shorter than its 16-byte header`);
@@ -430,6 +433,13 @@ export function unwrap(ctx: GssContext, token: Uint8Array): Unwrapped {
       }
       throw err;
     }
+  }
+  // RFC 4121 §4.2.6.2: with replay and sequence detection (the initiator asks for both by default) the peer's
+  // SND_SEQ must be the next one expected: the AP-REP's seq-number first (the initiator's own without mutual
+  // authentication). Checked once the token verified, so a forged header is an integrity failure, not this.
+  if ((ctx.flags & (GssFlags.SEQUENCE | GssFlags.REPLAY)) !== 0 && seq !== ctx.recvSeq) {
+    const what = seq < ctx.recvSeq ? "a replayed or duplicated token" : "a token out of sequence (an earlier one is missing)";
+    throw gssError(KerberosErrorReason.MutualAuthFailed, `the ${sender}'s wrap token has SND_SEQ ${seq}, ${ctx.recvSeq} was expected: ${what}`);
   }
   ctx.recvSeq = (seq + 1n) & 0xffffffffffffffffn;
   return { message, sealed, seq };

@@ -219,12 +219,17 @@ export function acceptSecContext(token: Uint8Array, keytab: Keytab, service: Pri
   return { context, ticket, authenticator, checksum, mutual };
 }
 
-/** The acceptor's AP-REP token (key usage 12), optionally with an acceptor subkey and its own sequence number. */
+/**
+ * The acceptor's AP-REP token (key usage 12), optionally with an acceptor subkey. Its seq-number is `seqNumber`,
+ * else the context's (the initiator's), as MIT's and Java's acceptors always send one; the acceptor's tokens
+ * then count from it.
+ */
 export function buildApRep(accepted: AcceptedContext, options: { subkey?: KeyBlock; seqNumber?: number } = {}): Uint8Array {
   const ctx = accepted.context;
-  const part = encodeEncApRepPart({ ctime: accepted.authenticator.ctime, cusec: accepted.authenticator.cusec, subkey: options.subkey, seqNumber: options.seqNumber });
+  const seqNumber = options.seqNumber ?? Number(ctx.sendSeq);
+  const part = encodeEncApRepPart({ ctime: accepted.authenticator.ctime, cusec: accepted.authenticator.cusec, subkey: options.subkey, seqNumber });
   if (options.subkey !== undefined) ctx.acceptorSubkey = options.subkey;
-  if (options.seqNumber !== undefined) ctx.sendSeq = BigInt(options.seqNumber);
+  ctx.sendSeq = BigInt(seqNumber);
   const e = enctype(ctx.sessionKey.enctype);
   return frameContextToken(TokId.AP_REP, encodeApRep({ etype: ctx.sessionKey.enctype, kvno: undefined, cipher: e.encrypt(ctx.sessionKey.key, KeyUsage.AP_REP_ENC_PART, part) }));
 }

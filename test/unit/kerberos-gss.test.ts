@@ -139,6 +139,42 @@ describe("GSS-API krb5: context tokens (RFC 4121 §4.1, RFC 2743 §3.1)", () => 
     assert.equal(got.seq, 0x1234n);
   });
 
+  it("the acceptor's wrap tokens are taken in SND_SEQ order only: a replayed or a skipped token is refused (RFC 4121 §4.2.6.2)", () => {
+    const { cred, keytab } = handMade(17);
+    const start = initSecContext({ credential: cred, now: Date.now() });
+    const acc = acceptSecContext(start.token, keytab, service);
+    acceptApRep(start, buildApRep(acc, { seqNumber: 1000 }));
+    const ini = start.context;
+    const first = wrap(acc.context, Uint8Array.of(1));
+    const second = wrap(acc.context, Uint8Array.of(2));
+    const third = wrap(acc.context, Uint8Array.of(3));
+    const refused = (token: Uint8Array, re: RegExp): void =>
+      assert.throws(() => unwrap(ini, token), (e: Error) => e instanceof KerberosError && e.reason === "mutual-auth-failed" && re.test(e.message));
+    refused(second, /SND_SEQ 1001, 1000 was expected: a token out of sequence/);
+    assert.equal(unwrap(ini, first).seq, 1000n);
+    refused(first, /SND_SEQ 1000, 1001 was expected: a replayed or duplicated token/);
+    refused(third, /SND_SEQ 1002, 1001 was expected/);
+    assert.equal(unwrap(ini, second).seq, 1001n); // a refusal does not move the expected number
+    assert.equal(unwrap(ini, third).seq, 1002n);
+    // Without sequence and replay detection the number is not checked.
+    const loose = initSecContext({ credential: cred, now: Date.now(), flags: GssFlags.INTEG });
+    const acc2 = acceptSecContext(loose.token, keytab, service);
+    acceptApRep(loose, buildApRep(acc2, { seqNumber: 5 }));
+    const skipped = (wrap(acc2.context, Uint8Array.of(1)), wrap(acc2.context, Uint8Array.of(2)));
+    assert.equal(unwrap(loose.context, skipped).seq, 6n);
+  });
+
+  it("a ZooKeeper server's offer with the wrong SND_SEQ fails the SASL exchange (SaslError), mutual or not", () => {
+    const { cred, keytab } = handMade(20);
+    for (const mutual of [true, false]) {
+      const mech = gssapiMechanism({ credential: cred, mutual });
+      const acc = acceptSecContext(mech.initial(), keytab, service);
+      if (mutual) mech.step(buildApRep(acc));
+      acc.context.sendSeq += 1n;
+      assert.throws(() => mech.step(wrap(acc.context, Uint8Array.of(0x01, 0x01, 0x00, 0x00))), (e: Error) => e instanceof SaslError && /SND_SEQ .* was expected/.test(e.message));
+    }
+  });
+
   it("an AP-REP that does not echo the authenticator's time, or is a KRB-ERROR, fails with what it is", () => {
     const { cred, keytab } = handMade(17);
     const now = Date.UTC(2026, 11, 5, 12, 0, 0);
