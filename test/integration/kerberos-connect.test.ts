@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { it } from "../support/bdd.ts";
 import { afterAll, beforeAll } from "../support/secure-hooks.ts";
 import { ErrorCode, Perms, ZooKeeper, type ConnectOptions } from "../../src/index.ts";
-import { loadCcache } from "../../src/client/sasl/kerberos/index.ts";
+import { loadCcache } from "../../src/kerberos/ccache.ts";
 import { startFaultProxy } from "../support/fault-proxy.ts";
 import { ALL_ENCTYPES, describeWithKdc, refusal, startRealm, type Realm } from "../support/kdc.ts";
 import { until, untilState } from "../support/wait.ts";

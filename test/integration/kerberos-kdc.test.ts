@@ -1,7 +1,7 @@
 // The Kerberos client against a real MIT KDC (test/support/kdc.ts: a realm in a temporary directory,
 // krb5kdc -n on loopback; nothing in /etc): the AS exchange with a keytab for each AES enctype (with and
 // without required pre-authentication), a password, a kinit ccache; the TGS exchange for
-// zookeeper/localhost; a whole RFC 4752 exchange against the acceptor half of gss.ts holding the
+// zookeeper/localhost; a whole RFC 4752 exchange against the test acceptor (support/kerberos-peer.ts) holding the
 // service keytab (mutual and not); UDP, TCP, udp_preference_limit = 1, a TCP-only KDC, a dead first
 // KDC, KRB_ERR_RESPONSE_TOO_BIG; and the failures: stale keytab, unknown client, unknown service, KDC
 // down or silent, clock skew. Under CI=true a missing KDC package fails the file instead of skipping it.
@@ -12,30 +12,18 @@ import { afterAll, beforeAll, it } from "../support/bdd.ts";
 import { hex } from "../support/bytes.ts";
 import { describeWithKdc, freePort, startKdc, type TestKdc } from "../support/kdc.ts";
 import { dialSocket, type Dialer } from "../../src/client/transport/transport.ts";
-import {
-  acceptSecContext,
-  asExchange,
-  buildApRep,
-  decodeKdcRep,
-  dgramExchange,
-  encodeKrbError,
-  enctype,
-  KeyBlock,
-  GssFlags,
-  gssapiClient,
-  gssapiMechanism,
-  KerberosError,
-  KerberosErrorReason,
-  KerberosLogin,
-  loadKeytab,
-  loadKrb5Conf,
-  parsePrincipal,
-  tgsExchange,
-  unwrap,
-  wrap,
-  type KerberosLoginOptions,
-  type UdpExchange,
-} from "../../src/client/sasl/kerberos/index.ts";
+import { openDatagram } from "../../src/client/transport/udp.ts";
+import { gssapiMechanism, type GssapiSaslClient } from "../../src/client/sasl/gssapi.ts";
+import { enctype } from "../../src/kerberos/crypto.ts";
+import { KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
+import { GssFlags, unwrap, wrap } from "../../src/kerberos/gss.ts";
+import { asExchange, tgsExchange, udpExchange, type UdpExchange } from "../../src/kerberos/kdc.ts";
+import { loadKeytab } from "../../src/kerberos/keytab.ts";
+import { loadKrb5Conf } from "../../src/kerberos/krb5conf.ts";
+import { KerberosLogin, parsePrincipal, type KerberosLoginOptions } from "../../src/kerberos/login.ts";
+import { decodeKdcRep } from "../../src/kerberos/messages.ts";
+import { KeyBlock } from "../../src/kerberos/types.ts";
+import { acceptSecContext, buildApRep, encodeKrbError } from "../support/kerberos-peer.ts";
 
 const ENCTYPES: ReadonlyArray<[number, string]> = [
   [18, "aes256-cts-hmac-sha1-96"],
@@ -56,6 +44,15 @@ async function rejects(p: Promise<unknown>, reason: string, pattern: RegExp): Pr
   assert.fail("expected a rejection");
 }
 
+/** The client's sockets: TCP through the default transport, UDP over node:dgram (what a session passes). */
+const sockets = { dial: dialSocket, udp: udpExchange(openDatagram) };
+
+/** The SASL client of one exchange with `login`'s ticket for serviceName/serviceHost (what a session's GSSAPI factory makes). */
+async function gssapiClient(o: { login: KerberosLogin; serviceName?: string; serviceHost: string; mutual?: boolean }): Promise<GssapiSaslClient> {
+  const credential = await o.login.serviceTicket(o.serviceName ?? "zookeeper", o.serviceHost);
+  return gssapiMechanism({ credential, now: () => o.login.now(), mutual: o.mutual });
+}
+
 /** A Dialer and a UdpExchange that count their use (the TCP one through the default transport). */
 function counters(): { dial: Dialer; udp: UdpExchange; tcp: number; udpCount: number } {
   const c = {
@@ -67,7 +64,7 @@ function counters(): { dial: Dialer; udp: UdpExchange; tcp: number; udpCount: nu
     }) as Dialer,
     udp: ((t, r, o) => {
       c.udpCount++;
-      return dgramExchange(t, r, o);
+      return sockets.udp(t, r, o);
     }) as UdpExchange,
   };
   return c;
@@ -76,7 +73,7 @@ function counters(): { dial: Dialer; udp: UdpExchange; tcp: number; udpCount: nu
 describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
   let kdc: TestKdc;
   let services: string;
-  const login = (o: Partial<KerberosLoginOptions>): KerberosLogin => new KerberosLogin({ krb5Config: kdc.krb5Conf, timeoutMs: 3000, ...o });
+  const login = (o: Partial<KerberosLoginOptions>): KerberosLogin => new KerberosLogin({ krb5Config: kdc.krb5Conf, timeoutMs: 3000, ...sockets, ...o });
 
   beforeAll(async () => {
     kdc = await startKdc();
@@ -140,14 +137,14 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
   it("TGS without an authenticator subkey (reply under the TGT session key, usage 8)", async () => {
     const l = login({ keytab: `${kdc.dir}/user18.keytab`, principal: "user18" });
     const tgt = await l.tgt();
-    const ctx = { config: l.config, now: () => Date.now(), timeoutMs: 3000 };
+    const ctx = { config: l.config, now: () => Date.now(), timeoutMs: 3000, ...sockets };
     const cred = await tgsExchange(ctx, { tgt, server: parsePrincipal("zookeeper/localhost", kdc.realm, 3), subkey: false });
     assert.equal(cred.server.components[1], "localhost");
   });
 
   async function fullExchange(who: string, mutual: boolean, serviceName = "zookeeper", enctypes?: number[]): Promise<void> {
     const l = login({ keytab: `${kdc.dir}/${who}.keytab`, principal: who, enctypes });
-    const mech = await gssapiClient({ login: l, serviceName, serviceHost: "localhost", mutual, krb5Config: kdc.krb5Conf });
+    const mech = await gssapiClient({ login: l, serviceName, serviceHost: "localhost", mutual });
     assert.equal(mech.service, `${serviceName}/localhost@${kdc.realm}`);
     const token = mech.initial();
     // The acceptor (what the ZooKeeper server does) with the service keytab.
@@ -202,7 +199,7 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
   });
 
   it("a password with the salt from ETYPE-INFO2 (pre-authentication required)", async () => {
-    const ctx = { config: loadKrb5Conf(kdc.krb5Conf), now: () => Date.now(), timeoutMs: 3000 };
+    const ctx = { config: loadKrb5Conf(kdc.krb5Conf), now: () => Date.now(), timeoutMs: 3000, ...sockets };
     const tgt = await asExchange(ctx, { client: parsePrincipal("bob", kdc.realm), credentials: { password: "bob-password" } });
     assert.equal(tgt.client.components[0], "bob");
     await rejects(asExchange(ctx, { client: parsePrincipal("bob", kdc.realm), credentials: { password: "wrong" } }), KerberosErrorReason.BadKey, /pre-authentication of bob@ZKTS\.TEST failed \(KDC_ERR_PREAUTH_FAILED \(24\)\)/);
@@ -215,7 +212,7 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
     const svc = await l.serviceTicket("zk20", "localhost");
     assert.equal(svc.ticket.encPart.etype, 20);
     // KRB5CCNAME as the default.
-    const l2 = new KerberosLogin({ krb5Config: kdc.krb5Conf, env: { KRB5CCNAME: `FILE:${cc}` } });
+    const l2 = new KerberosLogin({ krb5Config: kdc.krb5Conf, env: { KRB5CCNAME: `FILE:${cc}` }, ...sockets });
     assert.equal(l2.principal.components[0], "user20");
     // An expired ccache says to run kinit.
     const l3 = login({ ccache: cc, now: () => Date.now() + 30 * 86400_000 });
@@ -263,7 +260,7 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
   it("a dead first KDC, then a good one; and a KDC serving TCP only (UDP refused, TCP answers)", async () => {
     const dead = await freePort();
     const conf = kdc.writeKrb5Conf("krb5-two.conf", {}, [`127.0.0.1:${dead}`, `127.0.0.1:${kdc.port}`]);
-    const l = new KerberosLogin({ krb5Config: conf, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", timeoutMs: 2000 });
+    const l = new KerberosLogin({ krb5Config: conf, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", timeoutMs: 2000, ...sockets });
     await l.serviceTicket("zookeeper", "localhost");
     // A second KDC of the realm whose UDP port is elsewhere: UDP to its kdc address is refused.
     const udpElsewhere = await freePort();
@@ -292,7 +289,7 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
   });
 
   it("an unknown client principal: KDC_ERR_C_PRINCIPAL_UNKNOWN naming it", async () => {
-    const ctx = { config: loadKrb5Conf(kdc.krb5Conf), now: () => Date.now(), timeoutMs: 3000 };
+    const ctx = { config: loadKrb5Conf(kdc.krb5Conf), now: () => Date.now(), timeoutMs: 3000, ...sockets };
     const e = await rejects(asExchange(ctx, { client: parsePrincipal("nobody", kdc.realm), credentials: { password: "x" } }), KerberosErrorReason.ClientUnknown, /client principal nobody@ZKTS\.TEST .*KDC_ERR_C_PRINCIPAL_UNKNOWN/);
     assert.equal(e.code, 6);
   });
@@ -315,7 +312,7 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
     const port = await freePort();
     const conf = kdc.writeKrb5Conf("krb5-down.conf", {}, [`127.0.0.1:${port}`]);
     const t0 = Date.now();
-    await rejects(new KerberosLogin({ krb5Config: conf, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", timeoutMs: 2000 }).tgt(), KerberosErrorReason.KdcUnreachable, new RegExp(`no KDC of realm ZKTS\\.TEST answered: 127\\.0\\.0\\.1:${port} udp: .*; 127\\.0\\.0\\.1:${port} tcp: `));
+    await rejects(new KerberosLogin({ krb5Config: conf, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", timeoutMs: 2000, ...sockets }).tgt(), KerberosErrorReason.KdcUnreachable, new RegExp(`no KDC of realm ZKTS\\.TEST answered: 127\\.0\\.0\\.1:${port} udp: .*; 127\\.0\\.0\\.1:${port} tcp: `));
     assert.ok(Date.now() - t0 < 4500, `took ${Date.now() - t0} ms`);
   });
 
@@ -329,7 +326,7 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
     try {
       const conf = kdc.writeKrb5Conf("krb5-silent.conf", {}, [`127.0.0.1:${port}`]);
       const t0 = Date.now();
-      await rejects(new KerberosLogin({ krb5Config: conf, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", timeoutMs: 500 }).tgt(), KerberosErrorReason.KdcUnreachable, /udp: no answer within 500 ms; .* tcp: no answer within 500 ms/);
+      await rejects(new KerberosLogin({ krb5Config: conf, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", timeoutMs: 500, ...sockets }).tgt(), KerberosErrorReason.KdcUnreachable, /udp: no answer within 500 ms; .* tcp: no answer within 500 ms/);
       const took = Date.now() - t0;
       assert.ok(took >= 900 && took < 3000, `took ${took} ms`);
     } finally {

@@ -5,16 +5,8 @@
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { hex, unhex } from "../support/bytes.ts";
-import {
-  aesCtsDecrypt,
-  aesCtsEncrypt,
-  enctype,
-  enctypeForChecksum,
-  KrbCryptoError,
-  KrbCryptoErrorReason,
-  nfold,
-  SUPPORTED_ENCTYPES,
-} from "../../src/client/sasl/kerberos/index.ts";
+import { aesCtsDecrypt, aesCtsEncrypt, enctype, enctypeForChecksum, MAX_S2K_ITERATIONS, nfold, SUPPORTED_ENCTYPES } from "../../src/kerberos/crypto.ts";
+import { KrbCryptoError, KrbCryptoErrorReason } from "../../src/kerberos/errors.ts";
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const h = (s: string): string => s.replace(/\s+/g, "").toLowerCase();
@@ -89,6 +81,13 @@ describe("RFC 3962 B: string-to-key (PBKDF2-HMAC-SHA1, DK)", () => {
     cryptoFailure(() => enctype(17).stringToKey("p", "s", unhex("00000000")), KrbCryptoErrorReason.BadInput);
     const e = cryptoFailure(() => enctype(18).stringToKey("p", "s", unhex("ffffffff")), KrbCryptoErrorReason.BadInput);
     assert.match(e.message, /iteration count 4294967295/);
+  });
+  it("refuses 2^24 iterations (MIT krb5's ceiling) before running PBKDF2", () => {
+    assert.equal(MAX_S2K_ITERATIONS, 2 ** 24 - 1);
+    for (const id of [17, 18, 19, 20]) {
+      const e = cryptoFailure(() => enctype(id).stringToKey("p", "s", unhex("01000000")), KrbCryptoErrorReason.BadInput);
+      assert.match(e.message, /string-to-key iteration count 16777216 .* is outside 1\.\.16777215 \(MIT krb5's ceiling\)/);
+    }
   });
 });
 

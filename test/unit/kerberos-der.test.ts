@@ -8,7 +8,8 @@ import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { hex, unhex } from "../support/bytes.ts";
-import { DerError, parseCcache } from "../../src/client/sasl/kerberos/index.ts";
+import { parseCcache } from "../../src/kerberos/ccache.ts";
+import { DerError } from "../../src/kerberos/errors.ts";
 import {
   application,
   bitString,
@@ -41,7 +42,7 @@ import {
   tlv,
   uint32,
   type DerNode,
-} from "../../src/client/sasl/kerberos/der.ts";
+} from "../../src/kerberos/der.ts";
 
 const RUNS = Number(process.env.KERBEROS_FUZZ_RUNS ?? 3000);
 

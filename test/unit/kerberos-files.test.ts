@@ -11,24 +11,12 @@ import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { hex } from "../support/bytes.ts";
-import {
-  CcacheError,
-  decodeEncTicketPart,
-  decodeTicket,
-  defaultCcachePath,
-  enctype,
-  keysFor,
-  KeytabError,
-  KrbCryptoError,
-  KrbCryptoErrorReason,
-  loadCcache,
-  loadKeytab,
-  parseCcache,
-  parseKeytab,
-  principalToString,
-  ticketFlagLetters,
-  type Keytab,
-} from "../../src/client/sasl/kerberos/index.ts";
+import { defaultCcachePath, loadCcache, parseCcache, ticketFlagLetters } from "../../src/kerberos/ccache.ts";
+import { enctype } from "../../src/kerberos/crypto.ts";
+import { CcacheError, KeytabError, KrbCryptoError, KrbCryptoErrorReason } from "../../src/kerberos/errors.ts";
+import { keysFor, loadKeytab, parseKeytab, type Keytab } from "../../src/kerberos/keytab.ts";
+import { decodeEncTicketPart, decodeTicket } from "../../src/kerberos/messages.ts";
+import { principalToString } from "../../src/kerberos/types.ts";
 
 const RUNS = Number(process.env.KERBEROS_FUZZ_RUNS ?? 3000);
 const fixture = (name: string): URL => new URL(`../../fixtures/kerberos/${name}`, (import.meta as { url: string }).url);

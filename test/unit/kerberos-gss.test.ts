@@ -9,36 +9,30 @@ import fc from "fast-check";
 import { describe, it } from "../support/bdd.ts";
 import { hex } from "../support/bytes.ts";
 import { SaslError } from "../../src/client/sasl/errors.ts";
+import { gssapiMechanism } from "../../src/client/sasl/gssapi.ts";
+import { enctype } from "../../src/kerberos/crypto.ts";
+import { KerberosError } from "../../src/kerberos/errors.ts";
 import {
   acceptApRep,
-  acceptSecContext,
-  buildApRep,
   decodeGssChecksum,
-  encodeEncTicketPart,
   encodeGssChecksum,
-  encodeKrbError,
-  encodeTicket,
-  enctype,
   frameContextToken,
   getMic,
   GssContext,
   GssFlags,
-  gssapiMechanism,
   initSecContext,
-  KerberosError,
-  KeyBlock,
-  parsePrincipal,
-  principalToString,
   TokId,
   unframeContextToken,
   unwrap,
   verifyMic,
   wrap,
-  decodeTicket,
-  type KerberosCredential,
-  type Keytab,
-  type Principal,
-} from "../../src/client/sasl/kerberos/index.ts";
+} from "../../src/kerberos/gss.ts";
+import { type KerberosCredential } from "../../src/kerberos/kdc.ts";
+import { type Keytab } from "../../src/kerberos/keytab.ts";
+import { parsePrincipal } from "../../src/kerberos/login.ts";
+import { decodeTicket } from "../../src/kerberos/messages.ts";
+import { KeyBlock, principalToString, type Principal } from "../../src/kerberos/types.ts";
+import { acceptSecContext, buildApRep, encodeEncTicketPart, encodeKrbError, encodeTicket } from "../support/kerberos-peer.ts";
 
 const RUNS = Number(process.env.KERBEROS_FUZZ_RUNS ?? 3000);
 const REALM = "ZKTS.TEST";
@@ -143,6 +137,42 @@ describe("GSS-API krb5: context tokens (RFC 4121 §4.1, RFC 2743 §3.1)", () => 
     assert.equal(hex(offer.subarray(16, 20)), "01010000");
     const got = unwrap(start.context, offer);
     assert.equal(got.seq, 0x1234n);
+  });
+
+  it("the acceptor's wrap tokens are taken in SND_SEQ order only: a replayed or a skipped token is refused (RFC 4121 §4.2.6.2)", () => {
+    const { cred, keytab } = handMade(17);
+    const start = initSecContext({ credential: cred, now: Date.now() });
+    const acc = acceptSecContext(start.token, keytab, service);
+    acceptApRep(start, buildApRep(acc, { seqNumber: 1000 }));
+    const ini = start.context;
+    const first = wrap(acc.context, Uint8Array.of(1));
+    const second = wrap(acc.context, Uint8Array.of(2));
+    const third = wrap(acc.context, Uint8Array.of(3));
+    const refused = (token: Uint8Array, re: RegExp): void =>
+      assert.throws(() => unwrap(ini, token), (e: Error) => e instanceof KerberosError && e.reason === "mutual-auth-failed" && re.test(e.message));
+    refused(second, /SND_SEQ 1001, 1000 was expected: a token out of sequence/);
+    assert.equal(unwrap(ini, first).seq, 1000n);
+    refused(first, /SND_SEQ 1000, 1001 was expected: a replayed or duplicated token/);
+    refused(third, /SND_SEQ 1002, 1001 was expected/);
+    assert.equal(unwrap(ini, second).seq, 1001n); // a refusal does not move the expected number
+    assert.equal(unwrap(ini, third).seq, 1002n);
+    // Without sequence and replay detection the number is not checked.
+    const loose = initSecContext({ credential: cred, now: Date.now(), flags: GssFlags.INTEG });
+    const acc2 = acceptSecContext(loose.token, keytab, service);
+    acceptApRep(loose, buildApRep(acc2, { seqNumber: 5 }));
+    const skipped = (wrap(acc2.context, Uint8Array.of(1)), wrap(acc2.context, Uint8Array.of(2)));
+    assert.equal(unwrap(loose.context, skipped).seq, 6n);
+  });
+
+  it("a ZooKeeper server's offer with the wrong SND_SEQ fails the SASL exchange (SaslError), mutual or not", () => {
+    const { cred, keytab } = handMade(20);
+    for (const mutual of [true, false]) {
+      const mech = gssapiMechanism({ credential: cred, mutual });
+      const acc = acceptSecContext(mech.initial(), keytab, service);
+      if (mutual) mech.step(buildApRep(acc));
+      acc.context.sendSeq += 1n;
+      assert.throws(() => mech.step(wrap(acc.context, Uint8Array.of(0x01, 0x01, 0x00, 0x00))), (e: Error) => e instanceof SaslError && /SND_SEQ .* was expected/.test(e.message));
+    }
   });
 
   it("an AP-REP that does not echo the authenticator's time, or is a KRB-ERROR, fails with what it is", () => {

@@ -10,6 +10,11 @@ import fc from "fast-check";
 import { describe, it } from "../support/bdd.ts";
 import { hex, unhex } from "../support/bytes.ts";
 import type { Dialer, LinkHandlers } from "../../src/client/transport/transport.ts";
+import { loadCcache } from "../../src/kerberos/ccache.ts";
+import { enctype } from "../../src/kerberos/crypto.ts";
+import { DerError, KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
+import { asExchange, kdcError, sendToKdcs, tcpExchange } from "../../src/kerberos/kdc.ts";
+import { kdcsOf, loadKrb5Conf, parseDuration, parseKdcAddress, parseKrb5Conf, realmOfHost } from "../../src/kerberos/krb5conf.ts";
 import {
   decodeApRep,
   decodeApReq,
@@ -25,37 +30,25 @@ import {
   decodePaData,
   decodePaEncTsEnc,
   decodeTicket,
-  DerError,
-  encodeApRep,
   encodeApReq,
   encodeAuthenticator,
+  encodeKdcReq,
+  encodePaEncTsEnc,
+  KeyUsage,
+  type KrbErrorMessage,
+} from "../../src/kerberos/messages.ts";
+import { KeyBlock, principalToString } from "../../src/kerberos/types.ts";
+import {
+  encodeApRep,
   encodeEncApRepPart,
   encodeEncKdcRepPart,
   encodeEtypeInfo2,
   encodeKdcRep,
-  encodeKdcReq,
   encodeKrbError,
   encodeMethodData,
-  encodePaEncTsEnc,
-  enctype,
-  KerberosError,
-  KerberosErrorReason,
-  KeyBlock,
-  KeyUsage,
-  kdcError,
-  kdcsOf,
-  loadCcache,
-  loadKrb5Conf,
-  parseDuration,
-  parseKdcAddress,
-  parseKrb5Conf,
-  realmOfHost,
-  sendToKdcs,
-  tcpExchange,
-  type KrbErrorMessage,
-} from "../../src/client/sasl/kerberos/index.ts";
+} from "../support/kerberos-peer.ts";
 import { systemClock } from "../../src/client/clock.ts";
-import { decodeDer } from "../../src/client/sasl/kerberos/der.ts";
+import { decodeDer } from "../../src/kerberos/der.ts";
 
 const RUNS = Number(process.env.KERBEROS_FUZZ_RUNS ?? 3000);
 const fixture = (name: string): URL => new URL(`../../fixtures/kerberos/${name}`, (import.meta as { url: string }).url);
@@ -147,6 +140,25 @@ describe("Kerberos messages: DER written by hand from RFC 4120 §5", () => {
     assert.equal(kdcError({ ...e, errorCode: 6 }, { client: "nobody@R", server: "x" }).reason, KerberosErrorReason.ClientUnknown);
     assert.equal(kdcError({ ...e, errorCode: 24 }, { client: "a@R", server: "x" }).reason, KerberosErrorReason.BadKey);
     assert.match(kdcError({ ...e, errorCode: 99, eText: undefined }, { client: "a@R", server: "x" }).message, /KRB-ERROR 99/);
+  });
+
+  it("a KDC's e-text reaches a message without control characters and at most 200 characters long", () => {
+    const e = decodeKrbError(encodeKrbError({
+      ctime: undefined, cusec: undefined, stime: new Date("2026-12-05T12:00:00Z"), susec: 0, errorCode: 6, crealm: undefined, cname: undefined,
+      realm: "R", sname: { nameType: 2, components: ["krbtgt", "R"] },
+      eText: `CLIENT_NOT_FOUND\n2026-12-05 INFO fake log line \u001b[31mred\u001b[0m\r\u009b2J\u202eevil ${"x".repeat(400)}`,
+      eData: undefined,
+    }));
+    const err = kdcError(e, { client: "nobody@R", server: "krbtgt/R@R" });
+    assert.equal(err.reason, KerberosErrorReason.ClientUnknown);
+    assert.doesNotMatch(err.message, /[\u0000-\u001f\u007f-\u009f\u202e]/);
+    const text = err.message.slice(err.message.indexOf("(KDC_ERR_C_PRINCIPAL_UNKNOWN (6)): ") + "(KDC_ERR_C_PRINCIPAL_UNKNOWN (6)): ".length);
+    assert.ok(text.startsWith("CLIENT_NOT_FOUND 2026-12-05 INFO fake log line  [31mred [0m 2J evil xxx"), text);
+    assert.equal(Array.from(text).length, 201);
+    assert.ok(text.endsWith("x…"));
+    // A short e-text stays as it is; a name from a KDC with ESC or a newline is written with escapes.
+    assert.match(kdcError({ ...e, eText: "no such principal" }, { client: "a@R", server: "x" }).message, /: no such principal$/);
+    assert.equal(principalToString({ nameType: 1, components: ["a\u001b[2Jb", "c\nd"], realm: "R\u0085" }), "a\\x1b[2Jb/c\\nd@R\\x85");
   });
 
   it("PA-ENC-TS-ENC, encrypted with key usage 1 (PA-ENC-TIMESTAMP)", () => {
@@ -454,6 +466,25 @@ describe("the KDC transport (fake Dialer)", () => {
     assert.equal(d.dials, 2);
     const ok = fakeKdc(() => frame(Uint8Array.of(7)));
     assert.deepEqual(await sendToKdcs([{ host: "a", port: 88, protocol: undefined }], "R", new Uint8Array(2000), { dial: ok, udp: async () => assert.fail("UDP above the preference limit") }), Uint8Array.of(7));
+  });
+
+  it("a KDC whose ETYPE-INFO2 asks 2^24 string-to-key iterations fails the password login with a typed error, no PBKDF2 run", async () => {
+    const etypeInfo = encodeEtypeInfo2([{ etype: 18, salt: "R.EXAMPLEalice", s2kparams: Uint8Array.of(0x01, 0x00, 0x00, 0x00) }]);
+    const preauthRequired: KrbErrorMessage = {
+      ctime: undefined, cusec: undefined, stime: new Date(), susec: 0, errorCode: 25, crealm: undefined, cname: undefined, realm: "R.EXAMPLE",
+      sname: { nameType: 2, components: ["krbtgt", "R.EXAMPLE"] }, eText: undefined, eData: encodeMethodData([{ type: 19, value: etypeInfo }]),
+    };
+    let requests = 0;
+    const kdc = fakeKdc(() => (requests++, frame(encodeKrbError(preauthRequired))));
+    const ctx = { config: parseKrb5Conf(""), now: () => Date.now(), dial: kdc, udp: null, kdcsFor: () => [{ host: "kdc", port: 88, protocol: "tcp" as const }] };
+    await assert.rejects(
+      asExchange(ctx, { client: { nameType: 1, components: ["alice"], realm: "R.EXAMPLE" }, credentials: { password: "secret" } }),
+      (e: Error) =>
+        e instanceof KerberosError && e.reason === KerberosErrorReason.BadReply &&
+        /the KDC's string-to-key parameters for aes256-cts-hmac-sha1-96 \(18\) are unusable: string-to-key iteration count 16777216 .*outside 1\.\.16777215/.test(e.message) &&
+        !e.message.includes("secret"),
+    );
+    assert.equal(requests, 1); // refused on the KDC's answer: no PA-ENC-TIMESTAMP was computed or sent
   });
 
   it("a KRB_ERR_RESPONSE_TOO_BIG over UDP goes to TCP on the same KDC", async () => {

@@ -5,9 +5,9 @@ import { badArguments } from "../errors.ts";
 import type { HostPort } from "../../protocol/connect-string.ts";
 import { type Clock, wallTime } from "../clock.ts";
 import { digestMd5 } from "./index.ts";
-import { KerberosError, KerberosErrorReason } from "./kerberos/errors.ts";
-import type { KerberosLogin } from "./kerberos/sasl-gssapi.ts";
-import { principalToString } from "./kerberos/types.ts";
+import { KerberosError, KerberosErrorReason } from "../../kerberos/errors.ts";
+import type { KerberosLogin } from "../../kerberos/login.ts";
+import { principalToString } from "../../kerberos/types.ts";
 import type { Dialer } from "../transport/transport.ts";
 import type { ConnectOptions, SaslGssapiOptions } from "../types.ts";
 
@@ -107,10 +107,10 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
     const serviceHost = o.serviceHost ?? host.host;
     let service = `${serviceName}/${serviceHost}`;
     try {
-      // The Kerberos client (crypto, DER, keytab and ccache readers, KDC exchange) is loaded by the first GSSAPI
-      // connection: a client without Kerberos neither parses it nor keeps it in its heap (about 2 MB).
-      const krb = await import("./kerberos/sasl-gssapi.ts");
-      login ??= new krb.KerberosLogin({ ...options, now, dial: ctx.dialer, clock: ctx.clock, timeoutMs });
+      // The Kerberos client (src/kerberos: crypto, DER, keytab and ccache readers, KDC exchange, the UDP socket) is
+      // loaded by the first GSSAPI connection: a client without Kerberos neither parses it nor keeps it in its heap (about 2 MB).
+      const krb = await import("./gssapi.ts");
+      login ??= krb.sessionLogin(options, { now, dial: ctx.dialer, clock: ctx.clock, timeoutMs });
       service = principalToString(login.servicePrincipal(serviceName, serviceHost));
       const credential = await login.serviceTicket(serviceName, serviceHost);
       return krb.gssapiMechanism({ credential, now });

@@ -3,7 +3,7 @@
 // session's Transport (a proxy, Deno.connect, the simulation's network) like every other connection,
 // and times out on the session's clock.
 import type { HostPort } from "../../protocol/connect-string.ts";
-import { concatBytes } from "../bytes.ts";
+import { concatBytes } from "../../protocol/bytes.ts";
 import type { Clock } from "../clock.ts";
 import { Deadline, type Dialer, type DialOptions, dialWithin } from "./transport.ts";
 

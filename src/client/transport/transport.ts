@@ -1,7 +1,7 @@
-// The only file that touches sockets: dials a host over node:net or node:tls (both exist in Node,
-// Bun and Deno) and exposes it as a Link. Everything above sees only the Transport interface, so a
-// user can put a proxy (SOCKS, HTTP CONNECT), Deno.connect or a test double in its place
-// (ConnectOptions.transport), and tests can put a fault proxy in between.
+// The only file that opens TCP sockets (udp.ts beside it opens the KDC exchange's UDP ones): dials a host
+// over node:net or node:tls (both exist in Node, Bun and Deno) and exposes it as a Link. Everything above
+// sees only the Transport interface, so a user can put a proxy (SOCKS, HTTP CONNECT), Deno.connect or a
+// test double in its place (ConnectOptions.transport), and tests can put a fault proxy in between.
 import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { type HostPort, hostText } from "../../protocol/connect-string.ts";

@@ -10,7 +10,7 @@
 // (The MIT document gives the component count and the key length as 32 bits; the files have 16.)
 import { readFileSync } from "node:fs";
 import { KeytabError } from "./errors.ts";
-import { BinReader, KeyBlock, NameType, principalToString, type Principal } from "./types.ts";
+import { BinReader, KeyBlock, NameType, type Principal } from "./types.ts";
 
 export interface KeytabEntry {
   readonly principal: Principal;
@@ -133,9 +133,4 @@ export function keysFor(keytab: Keytab, principal: Principal, options: { kvno?: 
     if (e !== undefined) out.push(e);
   }
   return out;
-}
-
-/** "alice@EXAMPLE.COM kvno 3 aes256-cts-hmac-sha1-96" style summary lines, without keys. */
-export function describeKeytab(keytab: Keytab): string[] {
-  return keytab.entries.map((e) => `${principalToString(e.principal)} kvno ${e.kvno} enctype ${e.key.enctype}`);
 }

@@ -165,3 +165,17 @@ export function krbErrorName(code: number): string {
   const n = KRB_ERROR_NAMES[code];
   return n === undefined ? `KRB-ERROR ${code}` : `${n} (${code})`;
 }
+
+// C0 controls (newlines, ESC), DEL, C1 controls, and the bidirectional marks and overrides that reorder a line.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu;
+
+/**
+ * A peer's text (a KDC's e-text) fit for an error message, a log line or a span status: each run of control
+ * characters (C0 with newlines and ESC, DEL, C1) or bidi marks becomes one space, and the text is cut to `max`
+ * characters, then "…". A KDC cannot start a fake log line, colour a terminal or flood a message.
+ */
+export function printableText(text: string, max = 200): string {
+  const clean = text.replace(UNPRINTABLE, " ").trim();
+  const chars = Array.from(clean);
+  return chars.length > max ? `${chars.slice(0, max).join("")}…` : clean;
+}

@@ -1,21 +1,18 @@
 // The KDC exchanges of a Kerberos 5 client (RFC 4120 §3.1, §3.3, §7.2): the AS exchange with a
 // keytab (or a password) and PA-ENC-TIMESTAMP pre-authentication, the TGS exchange for a service
-// ticket, and the transport to the KDCs of a realm: UDP first for small requests (node:dgram by default),
-// TCP (a 4-byte big-endian length, then the message) through an injectable Dialer — the client's
-// Transport — and over TCP again when a UDP reply is KRB_ERR_RESPONSE_TOO_BIG or UDP gets no answer.
-// Each `kdc` of the realm is tried in turn, each attempt bounded by a timeout.
+// ticket, and the transport to the KDCs of a realm: UDP first for small requests, TCP (a 4-byte
+// big-endian length, then the message), and TCP again when a UDP reply is KRB_ERR_RESPONSE_TOO_BIG or UDP
+// gets no answer. Each `kdc` of the realm is tried in turn, each attempt bounded by a timeout.
 //
-// Time comes from an injected now() (ms since the epoch), timers from an injected clock; nonces,
-// confounders and subkeys from node:crypto. No key, ticket or authenticator byte reaches a message.
+// No sockets here: TCP goes through a KdcDialer and UDP through a DatagramOpener (or a whole UdpExchange),
+// both given by the caller (the client passes its Transport and its UDP socket). Time comes
+// from an injected now() (ms since the epoch), timers from injected Timers; nonces, confounders and subkeys
+// from node:crypto. No key, ticket or authenticator byte reaches a message.
 import { randomBytes } from "node:crypto";
-import { createSocket } from "node:dgram";
-import { isIP } from "node:net";
-import { type HostPort, hostText } from "../../../protocol/connect-string.ts";
-import { concatBytes } from "../../bytes.ts";
-import { systemClock, type Clock } from "../../clock.ts";
-import { dialSocket, type Dialer, type Link } from "../../transport/transport.ts";
+import { type HostPort, hostText } from "../protocol/connect-string.ts";
+import { concatBytes } from "../protocol/bytes.ts";
 import { enctype, enctypeName, isSupportedEnctype, SUPPORTED_ENCTYPES } from "./crypto.ts";
-import { DerError, KerberosError, KerberosErrorReason, KrbCryptoError, KrbCryptoErrorReason, krbErrorName } from "./errors.ts";
+import { DerError, KerberosError, KerberosErrorReason, KrbCryptoError, KrbCryptoErrorReason, krbErrorName, printableText } from "./errors.ts";
 import { keysFor, type Keytab } from "./keytab.ts";
 import { kdcsOf, type KdcAddress, type Krb5Config } from "./krb5conf.ts";
 import {
@@ -46,14 +43,69 @@ import { KeyBlock, NameType, principalToString, type Principal } from "./types.t
 // ---------------------------------------------------------------------------------------------------
 // Transport
 
-/** Sends one UDP datagram to `target` and resolves with the first datagram back from it. */
-export type UdpExchange = (target: HostPort, request: Uint8Array, options: { timeoutMs: number; signal?: AbortSignal; clock?: Pick<Clock, "setTimeout" | "clearTimeout"> }) => Promise<Uint8Array>;
+/** Timers for the KDC timeouts (the client passes its Clock). */
+export interface Timers {
+  /** Calls `fn` once, `ms` milliseconds from now. */
+  setTimeout(fn: () => void, ms: number): unknown;
+  /** Cancels a timer of setTimeout. */
+  clearTimeout(handle: unknown): void;
+}
 
+/** The runtime's timers: the default Timers. */
+export const runtimeTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/** A TCP stream to a KDC, as a KdcDialer gives it. */
+export interface KdcLink {
+  /** Queues bytes. */
+  write(bytes: Uint8Array): unknown;
+  /** Tears the stream down. */
+  close(): void;
+}
+
+/** Where a KdcDialer delivers what happens on a KdcLink. */
+export interface KdcLinkHandlers {
+  /** Bytes from the KDC, in order. */
+  onData(chunk: Uint8Array): void;
+  /** The link can take writes again. */
+  onDrain(): void;
+  /** The stream ended (with the error, if any). */
+  onClose(error?: Error): void;
+}
+
+/** Opens a TCP stream to `target` (the client passes its Transport's dial). */
+export type KdcDialer = (target: HostPort, handlers: KdcLinkHandlers, options: { timeoutMs: number; signal?: AbortSignal }) => Promise<KdcLink>;
+
+/** What happens on a UDP socket a DatagramOpener opened. */
+export interface DatagramHandlers {
+  /** A datagram from the KDC. */
+  onMessage(datagram: Uint8Array): void;
+  /** The socket failed (an ICMP refusal on a connected socket, a send error), with the runtime's `code` if any. */
+  onError(error: Error & { code?: string }): void;
+}
+
+/** A UDP socket connected to one KDC. */
+export interface DatagramSocket {
+  /** Sends one datagram (queued until the socket is connected). */
+  send(datagram: Uint8Array): void;
+  /** Closes the socket (twice is harmless). */
+  close(): void;
+}
+
+/** Opens a UDP socket connected to `target` (the client passes its transport folder's udp.ts). */
+export type DatagramOpener = (target: HostPort, handlers: DatagramHandlers) => DatagramSocket;
+
+/** Sends one UDP datagram to `target` and resolves with the first datagram back from it. */
+export type UdpExchange = (target: HostPort, request: Uint8Array, options: { timeoutMs: number; signal?: AbortSignal; clock?: Timers }) => Promise<Uint8Array>;
+
+/** How the KDC exchanges reach the KDCs. */
 export interface KdcTransportOptions {
-  /** TCP: the client's Transport as a Dialer (default: node:net). */
-  readonly dial?: Dialer;
-  /** UDP (default: node:dgram); null: never UDP. */
-  readonly udp?: UdpExchange | null;
+  /** TCP: the client's Transport as a dialer. */
+  readonly dial: KdcDialer;
+  /** UDP (udpExchange over the client's DatagramOpener); null: never UDP. */
+  readonly udp: UdpExchange | null;
   /** How long one attempt (one KDC, one protocol) may take, in ms (default 3000). */
   readonly timeoutMs?: number;
   /** Requests longer than this go over TCP only (default: krb5.conf's udp_preference_limit, else 1465). */
@@ -61,7 +113,7 @@ export interface KdcTransportOptions {
   /** Aborts everything (the client gave up). */
   readonly signal?: AbortSignal;
   /** Timers for the timeouts (default: the runtime's). */
-  readonly clock?: Pick<Clock, "setTimeout" | "clearTimeout">;
+  readonly clock?: Timers;
 }
 
 const DEFAULT_TIMEOUT_MS = 3000;
@@ -80,7 +132,7 @@ type Finish = (error: Error | undefined, reply?: Uint8Array) => void;
  * `start` sends the request and returns what to release once it settles; `settled()` tells a late callback it is moot.
  */
 function exchangeOnce(
-  timeoutMs: number, clock: Pick<Clock, "setTimeout" | "clearTimeout">, signal: AbortSignal | undefined, start: (finish: Finish, settled: () => boolean) => () => void,
+  timeoutMs: number, clock: Timers, signal: AbortSignal | undefined, start: (finish: Finish, settled: () => boolean) => () => void,
 ): Promise<Uint8Array> {
   return new Promise<Uint8Array>((resolve, reject) => {
     let done = false;
@@ -104,35 +156,29 @@ function exchangeOnce(
   });
 }
 
-/** The default UDP exchange on node:dgram (a connected socket: an ICMP refusal fails at once). */
-export const dgramExchange: UdpExchange = (target, request, { timeoutMs, signal, clock = systemClock }) =>
-  exchangeOnce(timeoutMs, clock, signal, (finish) => {
-    const socket = createSocket(isIP(target.host) === 6 ? "udp6" : "udp4");
-    socket.on("error", (e: Error & { code?: string }) => finish(new AttemptFailed(e.code ? `${e.code}` : e.message)));
-    socket.on("message", (msg: Uint8Array) => finish(undefined, new Uint8Array(msg)));
-    try {
-      socket.connect(target.port, target.host, () => {
-        socket.send(request, (e) => {
-          if (e) finish(new AttemptFailed((e as Error & { code?: string }).code ?? e.message));
-        });
-      });
-    } catch (e) {
-      finish(new AttemptFailed((e as Error).message));
-    }
-    return () => {
+/** The UdpExchange over `open`: one connected socket per attempt (an ICMP refusal fails at once), closed when it settles. */
+export function udpExchange(open: DatagramOpener): UdpExchange {
+  return (target, request, { timeoutMs, signal, clock = runtimeTimers }) =>
+    exchangeOnce(timeoutMs, clock, signal, (finish) => {
+      let socket: DatagramSocket | undefined;
       try {
-        socket.close();
-      } catch {
-        // already closed
+        socket = open(target, {
+          onMessage: (datagram) => finish(undefined, new Uint8Array(datagram)),
+          onError: (e) => finish(new AttemptFailed(e.code ? `${e.code}` : e.message)),
+        });
+        socket.send(request);
+      } catch (e) {
+        finish(new AttemptFailed((e as Error).message));
       }
-    };
-  });
+      return () => socket?.close();
+    });
+}
 
 /** One request over TCP through `dial`: the 4-byte length, the message; the same framing back. */
-export function tcpExchange(dial: Dialer, target: HostPort, request: Uint8Array, timeoutMs: number, clock: Pick<Clock, "setTimeout" | "clearTimeout">, signal?: AbortSignal): Promise<Uint8Array> {
+export function tcpExchange(dial: KdcDialer, target: HostPort, request: Uint8Array, timeoutMs: number, clock: Timers, signal?: AbortSignal): Promise<Uint8Array> {
   return exchangeOnce(timeoutMs, clock, signal, (finish, settled) => {
     const controller = new AbortController();
-    let link: Link | undefined;
+    let link: KdcLink | undefined;
     const chunks: Uint8Array[] = [];
     let have = 0;
     let need = -1;
@@ -189,11 +235,10 @@ export function tcpExchange(dial: Dialer, target: HostPort, request: Uint8Array,
  * small enough and UDP is on (then TCP to the same KDC when UDP fails or the reply is
  * KRB_ERR_RESPONSE_TOO_BIG), else TCP. Throws KerberosError (kdc-unreachable) listing every attempt.
  */
-export async function sendToKdcs(kdcs: readonly KdcAddress[], realm: string, request: Uint8Array, options: KdcTransportOptions = {}): Promise<Uint8Array> {
-  const dial = options.dial ?? dialSocket;
-  const udp = options.udp === undefined ? dgramExchange : options.udp;
+export async function sendToKdcs(kdcs: readonly KdcAddress[], realm: string, request: Uint8Array, options: KdcTransportOptions): Promise<Uint8Array> {
+  const { dial, udp } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? runtimeTimers;
   const limit = options.udpPreferenceLimit ?? DEFAULT_UDP_PREFERENCE_LIMIT;
   const failures: string[] = [];
   for (const kdc of kdcs) {
@@ -293,7 +338,8 @@ const iso = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** The KerberosError for a KRB-ERROR from a KDC; `about` names the principals of the request. */
 export function kdcError(e: KrbErrorMessage, about: { client: string; server: string; keyInfo?: string; sentTime?: Date }): KerberosError {
-  const text = e.eText !== undefined && e.eText !== "" ? `: ${e.eText.slice(0, 200)}` : "";
+  const eText = e.eText === undefined ? "" : printableText(e.eText);
+  const text = eText !== "" ? `: ${eText}` : "";
   const code = e.errorCode;
   const name = krbErrorName(code);
   switch (code) {

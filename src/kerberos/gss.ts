@@ -2,30 +2,22 @@
 // carrying the AP-REQ (with the 0x8003 authenticator checksum of RFC 4121 §4.1.1), the AP-REP of mutual
 // authentication, KRB-ERROR tokens, and the per-message Wrap (05 04) and MIC (04 04) tokens of
 // RFC 4121 §4.2.6 (flags SentByAcceptor / Sealed / AcceptorSubkey, EC, RRC, 64-bit SND_SEQ, key usages
-// 22–25). Both sides are here: the initiator is what the client uses; the acceptor half serves tests
-// (and is what a ZooKeeper server does in Java).
-import { concatBytes } from "../../bytes.ts";
+// 22–25). The initiator's side; the acceptor's (what a ZooKeeper server does in Java) is in the tests'
+// support (test/support/kerberos-peer.ts), on the same context, Wrap and MIC code.
+import { concatBytes } from "../protocol/bytes.ts";
 import { randomBytes } from "node:crypto";
 import { enctype, enctypeName, isSupportedEnctype } from "./crypto.ts";
 import { decodeDerPrefix, encodeObjectIdentifier, objectIdentifier, TagClass, tlv, UniversalTag } from "./der.ts";
 import { DerError, KerberosError, KerberosErrorReason, KrbCryptoError, KrbCryptoErrorReason } from "./errors.ts";
 import { kdcError, type KerberosCredential } from "./kdc.ts";
-import { keysFor, type Keytab } from "./keytab.ts";
 import {
   ApOptions,
   decodeApRep,
-  decodeApReq,
-  decodeAuthenticator,
   decodeEncApRepPart,
-  decodeEncTicketPart,
   decodeKrbError,
-  encodeApRep,
   encodeApReq,
   encodeAuthenticator,
-  encodeEncApRepPart,
   KeyUsage,
-  type Authenticator,
-  type EncTicketPart,
   type KrbErrorMessage,
 } from "./messages.ts";
 import { KeyBlock, principalToString, type Principal } from "./types.ts";
@@ -331,64 +323,6 @@ function acceptorError(inner: Uint8Array, ctx: GssContext, sent: Date): Kerberos
 
 const hex4 = (n: number): string => `${(n >>> 8).toString(16).padStart(2, "0")} ${(n & 0xff).toString(16).padStart(2, "0")}`;
 
-// --- The acceptor's side (tests; a server) ---
-
-export interface AcceptedContext {
-  readonly context: GssContext;
-  readonly ticket: EncTicketPart;
-  readonly authenticator: Authenticator;
-  readonly checksum: GssChecksum;
-  readonly mutual: boolean;
-}
-
-/**
- * Accepts an initial context token with the service's keytab: decrypts the ticket (key usage 2) and the
- * authenticator (key usage 11), checks the names and the 0x8003 checksum.
- */
-export function acceptSecContext(token: Uint8Array, keytab: Keytab, service: Principal): AcceptedContext {
-  const { tokId, inner } = unframeContextToken(token);
-  if (tokId !== TokId.AP_REQ) throw badToken(`expected an AP-REQ token (TOK_ID 01 00), got TOK_ID ${hex4(tokId)}`);
-  let req;
-  try {
-    req = decodeApReq(inner);
-  } catch (e) {
-    if (e instanceof DerError) throw badToken(`malformed AP-REQ: ${e.message}`, e);
-    throw e;
-  }
-  const keys = keysFor(keytab, service, { enctypes: [req.ticket.encPart.etype], ...(req.ticket.encPart.kvno !== undefined ? { kvno: req.ticket.encPart.kvno } : {}) });
-  if (keys.length === 0) throw gssError(KerberosErrorReason.NoKey, `no key of ${enctypeName(req.ticket.encPart.etype)} kvno ${req.ticket.encPart.kvno ?? "?"} for ${principalToString(service)} in the keytab`);
-  const sk = keys[0].key;
-  const ticket = decodeEncTicketPart(enctype(sk.enctype).decrypt(sk.key, KeyUsage.KDC_REP_TICKET, req.ticket.encPart.cipher));
-  const authenticator = decodeAuthenticator(enctype(ticket.key.enctype).decrypt(ticket.key.key, KeyUsage.AP_REQ_AUTH, req.authenticator.cipher));
-  if (authenticator.crealm !== ticket.client.realm || authenticator.cname.components.join("/") !== ticket.client.components.join("/")) {
-    throw badToken("the authenticator's client is not the ticket's");
-  }
-  if (authenticator.cksum === undefined || authenticator.cksum.type !== GSS_CHECKSUM_TYPE) throw badToken("the authenticator has no 0x8003 checksum");
-  const checksum = decodeGssChecksum(authenticator.cksum.value);
-  const mutual = (req.options & ApOptions.MUTUAL_REQUIRED) !== 0;
-  const context = new GssContext({
-    role: "acceptor",
-    sessionKey: ticket.key,
-    initiatorSubkey: authenticator.subkey,
-    sendSeq: authenticator.seqNumber ?? 0,
-    recvSeq: authenticator.seqNumber ?? 0,
-    flags: checksum.flags,
-    client: ticket.client,
-    server: service,
-  });
-  return { context, ticket, authenticator, checksum, mutual };
-}
-
-/** The acceptor's AP-REP token (key usage 12), optionally with an acceptor subkey and its own sequence number. */
-export function buildApRep(accepted: AcceptedContext, options: { subkey?: KeyBlock; seqNumber?: number } = {}): Uint8Array {
-  const ctx = accepted.context;
-  const part = encodeEncApRepPart({ ctime: accepted.authenticator.ctime, cusec: accepted.authenticator.cusec, subkey: options.subkey, seqNumber: options.seqNumber });
-  if (options.subkey !== undefined) ctx.acceptorSubkey = options.subkey;
-  if (options.seqNumber !== undefined) ctx.sendSeq = BigInt(options.seqNumber);
-  const e = enctype(ctx.sessionKey.enctype);
-  return frameContextToken(TokId.AP_REP, encodeApRep({ etype: ctx.sessionKey.enctype, kvno: undefined, cipher: e.encrypt(ctx.sessionKey.key, KeyUsage.AP_REP_ENC_PART, part) }));
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Per-message tokens (RFC 4121 §4.2)
 
@@ -447,7 +381,10 @@ export interface Unwrapped {
   readonly seq: bigint;
 }
 
-/** Verifies and opens a peer's Wrap token (GSS_Unwrap). Throws KerberosError naming what was wrong. */
+/**
+ * Verifies and opens a peer's Wrap token (GSS_Unwrap), and checks its SND_SEQ is the next expected when the context
+ * has sequence or replay detection. Throws KerberosError naming what was wrong.
+ */
 export function unwrap(ctx: GssContext, token: Uint8Array): Unwrapped {
   if (!(token instanceof Uint8Array)) throw badToken("the wrap token is not bytes");
   if (token.length < 16) throw badToken(`a wrap token of ${token.length} bytes is shorter than its 16-byte header`);
@@ -496,6 +433,13 @@ export function unwrap(ctx: GssContext, token: Uint8Array): Unwrapped {
       }
       throw err;
     }
+  }
+  // RFC 4121 §4.2.6.2: with replay and sequence detection (the initiator asks for both by default) the peer's
+  // SND_SEQ must be the next one expected: the AP-REP's seq-number first (the initiator's own without mutual
+  // authentication). Checked once the token verified, so a forged header is an integrity failure, not this.
+  if ((ctx.flags & (GssFlags.SEQUENCE | GssFlags.REPLAY)) !== 0 && seq !== ctx.recvSeq) {
+    const what = seq < ctx.recvSeq ? "a replayed or duplicated token" : "a token out of sequence (an earlier one is missing)";
+    throw gssError(KerberosErrorReason.MutualAuthFailed, `the ${sender}'s wrap token has SND_SEQ ${seq}, ${ctx.recvSeq} was expected: ${what}`);
   }
   ctx.recvSeq = (seq + 1n) & 0xffffffffffffffffn;
   return { message, sealed, seq };

@@ -21,10 +21,16 @@ export interface Principal {
   readonly realm: string;
 }
 
+// A name from a KDC or a ticket may hold any character: control characters are written as escapes (\n, \t,
+// \0, else \xNN; ESC, DEL and C1 too), so a principal in a message cannot break or colour a line.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const controls = (s: string): string =>
+  s.replace(CONTROL, (c) => (c === "\n" ? "\\n" : c === "\t" ? "\\t" : c === "\0" ? "\\0" : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`));
+
 /** "zookeeper/zk1.example.com@EXAMPLE.COM", with "/", "@" and "\" in components escaped as MIT does. */
 export function principalToString(p: Principal): string {
-  const esc = (s: string): string => s.replace(/[\\/@]/g, (c) => `\\${c}`).replace(/\n/g, "\\n").replace(/\t/g, "\\t").replace(/\0/g, "\\0");
-  return `${p.components.map(esc).join("/")}@${p.realm.replace(/[\\@]/g, (c) => `\\${c}`)}`;
+  const esc = (s: string): string => controls(s.replace(/[\\/@]/g, (c) => `\\${c}`));
+  return `${p.components.map(esc).join("/")}@${controls(p.realm.replace(/[\\@]/g, (c) => `\\${c}`))}`;
 }
 
 const INSPECT_NODE = Symbol.for("nodejs.util.inspect.custom");

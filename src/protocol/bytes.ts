@@ -1,4 +1,4 @@
-// Byte helpers the client's parts share (the SASL mechanisms, four-letter words).
+// Byte helpers shared by the layers (the SASL mechanisms, Kerberos, four-letter words).
 
 /** The parts one after another in a new array. */
 export function concatBytes(...parts: readonly Uint8Array[]): Uint8Array {

@@ -109,18 +109,6 @@ export function decodeTicketNode(node: DerNode): Ticket {
 
 export const decodeTicket = (bytes: Uint8Array): Ticket => decodeTicketNode(decodeDer(bytes));
 
-export function encodeTicket(t: Omit<Ticket, "raw">): Uint8Array {
-  return encodeApplication(
-    1,
-    encodeFields([
-      [0, encodeInteger(5)],
-      [1, encodeKerberosString(t.realm)],
-      [2, encodePrincipalName(t.sname)],
-      [3, encodeEncryptedData(t.encPart)],
-    ]),
-  );
-}
-
 /** The parts of EncTicketPart ([APPLICATION 3]) a client may want to check (it normally cannot decrypt one). */
 export interface EncTicketPart {
   readonly flags: number;
@@ -274,8 +262,6 @@ export function decodeMethodData(bytes: Uint8Array): PaData[] {
   return sequence(decodeDer(bytes), "METHOD-DATA").map((n, i) => decodePaData(n, `METHOD-DATA entry ${i}`));
 }
 
-export const encodeMethodData = (list: readonly PaData[]): Uint8Array => encodeSequence(list.map(encodePaData));
-
 /** ETYPE-INFO2-ENTRY ::= SEQUENCE { etype [0] Int32, salt [1] KerberosString OPTIONAL, s2kparams [2] OCTET STRING OPTIONAL } */
 export interface EtypeInfo2Entry {
   readonly etype: number;
@@ -295,18 +281,6 @@ export function decodeEtypeInfo2(bytes: Uint8Array): EtypeInfo2Entry[] {
       s2kparams: params === undefined ? undefined : octetString(params, `${what} s2kparams`).slice(),
     };
   });
-}
-
-export function encodeEtypeInfo2(entries: readonly EtypeInfo2Entry[]): Uint8Array {
-  return encodeSequence(
-    entries.map((e) =>
-      encodeFields([
-        [0, encodeInteger(e.etype)],
-        [1, e.salt === undefined ? undefined : encodeKerberosString(e.salt)],
-        [2, e.s2kparams === undefined ? undefined : encodeOctetString(e.s2kparams)],
-      ]),
-    ),
-  );
 }
 
 /** PA-ENC-TS-ENC ::= SEQUENCE { patimestamp [0] KerberosTime, pausec [1] Microseconds OPTIONAL } */
@@ -442,21 +416,6 @@ export function decodeKdcRepNode(top: DerNode): KdcRep {
 
 export const decodeKdcRep = (bytes: Uint8Array): KdcRep => decodeKdcRepNode(decodeDer(bytes));
 
-export function encodeKdcRep(r: Omit<KdcRep, "ticket"> & { readonly ticket: Ticket | Uint8Array }): Uint8Array {
-  return encodeApplication(
-    r.msgType,
-    encodeFields([
-      [0, encodeInteger(PVNO)],
-      [1, encodeInteger(r.msgType)],
-      [2, r.padata.length === 0 ? undefined : encodeSequence(r.padata.map(encodePaData))],
-      [3, encodeKerberosString(r.crealm)],
-      [4, encodePrincipalName(r.cname)],
-      [5, r.ticket instanceof Uint8Array ? r.ticket : r.ticket.raw],
-      [6, encodeEncryptedData(r.encPart)],
-    ]),
-  );
-}
-
 /** EncKDCRepPart (RFC 4120 §5.4.2), inside EncASRepPart [APPLICATION 25] or EncTGSRepPart [APPLICATION 26]. */
 export interface EncKdcRepPart {
   readonly key: KeyBlock;
@@ -495,25 +454,6 @@ export function decodeEncKdcRepPart(bytes: Uint8Array): EncKdcRepPart & { readon
     srealm: kerberosString(f.required(9, "srealm"), `${w} srealm`),
     sname: decodePrincipalName(f.required(10, "sname"), `${w} sname`),
   };
-}
-
-export function encodeEncKdcRepPart(tag: 25 | 26, p: EncKdcRepPart): Uint8Array {
-  return encodeApplication(
-    tag,
-    encodeFields([
-      [0, encodeEncryptionKey(p.key)],
-      [1, encodeSequence([])],
-      [2, encodeUint32(p.nonce)],
-      [3, timeField(p.keyExpiration)],
-      [4, encodeKerberosFlags(p.flags)],
-      [5, encodeGeneralizedTime(p.authTime)],
-      [6, timeField(p.startTime)],
-      [7, encodeGeneralizedTime(p.endTime)],
-      [8, timeField(p.renewTill)],
-      [9, encodeKerberosString(p.srealm)],
-      [10, encodePrincipalName(p.sname)],
-    ]),
-  );
 }
 
 /** Authenticator ([APPLICATION 2], RFC 4120 §5.5.1). */
@@ -594,18 +534,6 @@ export function decodeApReq(bytes: Uint8Array): ApReq {
   };
 }
 
-/** AP-REP ([APPLICATION 15]): its enc-part holds EncAPRepPart (key usage 12). */
-export function encodeApRep(encPart: EncryptedData): Uint8Array {
-  return encodeApplication(
-    15,
-    encodeFields([
-      [0, encodeInteger(PVNO)],
-      [1, encodeInteger(MsgType.AP_REP)],
-      [2, encodeEncryptedData(encPart)],
-    ]),
-  );
-}
-
 export function decodeApRep(bytes: Uint8Array): EncryptedData {
   const w = "AP-REP";
   const f = fields(application(decodeDer(bytes), 15, w), w);
@@ -620,18 +548,6 @@ export interface EncApRepPart {
   readonly cusec: number;
   readonly subkey: KeyBlock | undefined;
   readonly seqNumber: number | undefined;
-}
-
-export function encodeEncApRepPart(p: EncApRepPart): Uint8Array {
-  return encodeApplication(
-    27,
-    encodeFields([
-      [0, encodeGeneralizedTime(p.ctime)],
-      [1, encodeInteger(p.cusec)],
-      [2, p.subkey === undefined ? undefined : encodeEncryptionKey(p.subkey)],
-      [3, p.seqNumber === undefined ? undefined : encodeUint32(p.seqNumber)],
-    ]),
-  );
 }
 
 export function decodeEncApRepPart(bytes: Uint8Array): EncApRepPart {
@@ -689,27 +605,6 @@ export function decodeKrbErrorNode(top: DerNode): KrbErrorMessage {
 
 export const decodeKrbError = (bytes: Uint8Array): KrbErrorMessage => decodeKrbErrorNode(decodeDer(bytes));
 
-export function encodeKrbError(e: KrbErrorMessage): Uint8Array {
-  return encodeApplication(
-    30,
-    encodeFields([
-      [0, encodeInteger(PVNO)],
-      [1, encodeInteger(MsgType.KRB_ERROR)],
-      [2, timeField(e.ctime)],
-      [3, e.cusec === undefined ? undefined : encodeInteger(e.cusec)],
-      [4, encodeGeneralizedTime(e.stime)],
-      [5, encodeInteger(e.susec)],
-      [6, encodeInteger(e.errorCode)],
-      [7, e.crealm === undefined ? undefined : encodeKerberosString(e.crealm)],
-      [8, e.cname === undefined ? undefined : encodePrincipalName(e.cname)],
-      [9, encodeKerberosString(e.realm)],
-      [10, encodePrincipalName(e.sname)],
-      [11, e.eText === undefined ? undefined : encodeKerberosString(e.eText)],
-      [12, e.eData === undefined ? undefined : encodeOctetString(e.eData)],
-    ]),
-  );
-}
-
 /** The reply of a KDC: an AS-REP, a TGS-REP or a KRB-ERROR (anything else is a DerError). */
 export type KdcReply = { readonly kind: "rep"; readonly rep: KdcRep } | { readonly kind: "error"; readonly error: KrbErrorMessage };
 
@@ -720,20 +615,3 @@ export function decodeKdcReply(bytes: Uint8Array): KdcReply {
   throw new DerError("a KDC reply must be [APPLICATION 11] (AS-REP), [APPLICATION 13] (TGS-REP) or [APPLICATION 30] (KRB-ERROR)", top.offset);
 }
 
-/** Encodes an EncTicketPart (as a KDC does; for tests and a test acceptor), with an empty transited field. */
-export function encodeEncTicketPart(t: EncTicketPart): Uint8Array {
-  return encodeApplication(
-    3,
-    encodeFields([
-      [0, encodeKerberosFlags(t.flags)],
-      [1, encodeEncryptionKey(t.key)],
-      [2, encodeKerberosString(t.client.realm)],
-      [3, encodePrincipalName({ nameType: t.client.nameType, components: t.client.components })],
-      [4, encodeFields([[0, encodeInteger(1)], [1, encodeOctetString(new Uint8Array(0))]])],
-      [5, encodeGeneralizedTime(t.authTime)],
-      [6, timeField(t.startTime)],
-      [7, encodeGeneralizedTime(t.endTime)],
-      [8, timeField(t.renewTill)],
-    ]),
-  );
-}

@@ -1,29 +1,12 @@
-// SASL GSSAPI (RFC 4752) over the krb5 GSS-API mechanism, for ZooKeeper's SASL exchange, and the
-// login that gets the tickets it needs.
+// The client's Kerberos identity (RFC 4120): krb5.conf, a keytab or a FILE ccache, the TGT and the service
+// tickets, cached and renewed as their end nears (80% of their life by default), fetched through the KDC
+// exchanges of kdc.ts. It reads files; its network is the KdcDialer and UdpExchange it is given.
 //
-// The shape (for wiring into the session):
-//   const login = new KerberosLogin({ keytab, principal, krb5Config, now, dial });   // sync, reads files
+//   const login = new KerberosLogin({ keytab, principal, krb5Config, now, dial, udp });   // sync, reads files
 //   const cred  = await login.serviceTicket("zookeeper", host);   // AS/TGS as needed; cached, renewed
-//   const mech  = gssapiMechanism({ credential: cred, now });     // a SaslClient: initial(), step(), complete
-// or in one go: `const mech = await gssapiClient({ ...loginOptions, serviceHost })`. A mechanism is good
-// for one exchange (one connection); the login is kept for the life of the client and hands out service
-// tickets, from its cache until they near their end (80% of their life), then fresh from the KDC.
-//
-// The exchange (RFC 4752 §3.1):
-//   initial(): the GSS initial context token (the AP-REQ);
-//   with mutual authentication: step(AP-REP token) verifies it and answers an empty token;
-//   step(wrap token of 4 bytes: the server's security layers and buffer size) verifies its checksum
-//   (acceptor key usage 22) and answers a wrap token of [01 00 00 00] + the authorization id: "no
-//   security layer", integrity only;
-//   step(final, empty) → null; complete.
 import { existsSync } from "node:fs";
 import * as process from "node:process"; // a namespace import: the CommonJS build has no default-import interop
-import { systemClock, wallTime } from "../../clock.ts";
-import { SaslError, SaslErrorReason } from "../errors.ts";
-import type { SaslMechanism } from "../mechanism.ts";
-import { enctypeName } from "./crypto.ts";
-import { CcacheError, DerError, KerberosError, KerberosErrorReason, KrbCryptoError } from "./errors.ts";
-import { acceptApRep, initSecContext, unwrap, wrap, type InitiatorStart } from "./gss.ts";
+import { CcacheError, KerberosError, KerberosErrorReason } from "./errors.ts";
 import { asExchange, tgsExchange, tgsPrincipal, type KdcContext, type KdcTransportOptions, type KerberosCredential } from "./kdc.ts";
 import { defaultCcachePath, loadCcache, type Credential } from "./ccache.ts";
 import { loadKeytab, samePrincipal, type Keytab } from "./keytab.ts";
@@ -31,7 +14,6 @@ import { loadKrb5Conf, realmOfHost, type Krb5Config } from "./krb5conf.ts";
 import { decodeTicket } from "./messages.ts";
 import { NameType, principalToString, type Principal } from "./types.ts";
 
-const MECH = "GSSAPI";
 
 /** Parses "name/instance@REALM" (with MIT's \\ escapes); the realm defaults to `defaultRealm`. */
 export function parsePrincipal(text: string, defaultRealm: string | undefined, nameType: number = NameType.PRINCIPAL): Principal {
@@ -73,7 +55,7 @@ export interface KerberosLoginOptions extends KdcTransportOptions {
   readonly ccache?: string;
   /** A krb5.conf path or a parsed config (default: $KRB5_CONFIG, else /etc/krb5.conf). */
   readonly krb5Config?: string | Krb5Config;
-  /** Milliseconds since the epoch (default: the wall clock, clock.ts wallTime). */
+  /** Milliseconds since the epoch (default: Date.now; the client passes its clock's wall time). */
   readonly now?: () => number;
   /** Environment for KRB5_CONFIG / KRB5CCNAME (default process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -107,7 +89,7 @@ export class KerberosLogin {
   constructor(o: KerberosLoginOptions) {
     const env = o.env ?? process.env;
     this.config = typeof o.krb5Config === "object" ? o.krb5Config : loadKrb5Conf(o.krb5Config, env);
-    const now = o.now ?? wallTime(systemClock);
+    const now = o.now ?? Date.now;
     this.#renewAt = o.renewAt ?? 0.8;
     this.#enctypes = o.enctypes;
     if (o.keytab !== undefined) {
@@ -259,136 +241,4 @@ function fromCcache(c: Credential): KerberosCredential {
     endTime: c.endTime * 1000,
     renewTill: c.renewTill ? c.renewTill * 1000 : undefined,
   };
-}
-
-export interface GssapiMechanismOptions {
-  /** The service ticket (from KerberosLogin.serviceTicket). */
-  readonly credential: KerberosCredential;
-  /** ms since the epoch, read when initial() builds the authenticator (default: the wall clock, clock.ts wallTime). */
-  readonly now?: () => number;
-  /** Ask for mutual authentication (default true: the server's AP-REP is verified). */
-  readonly mutual?: boolean;
-  /** The authorization id sent in the last token (default: the client principal; ZooKeeper ignores it). */
-  readonly authzid?: string;
-}
-
-/** The SASL client of one exchange; also says whom it authenticated as. */
-export interface GssapiSaslClient extends SaslMechanism {
-  /** "alice@EXAMPLE.COM" */
-  readonly principal: string;
-  /** "zookeeper/zk1.example.com@EXAMPLE.COM" */
-  readonly service: string;
-}
-
-type State = "start" | "ap-rep" | "offer" | "final" | "done" | "failed";
-
-/** The RFC 4752 client state machine for one exchange (synchronous: the ticket is already there). */
-export function gssapiMechanism(o: GssapiMechanismOptions): GssapiSaslClient {
-  const now = o.now ?? wallTime(systemClock);
-  const cred = o.credential;
-  const principal = principalToString(cred.client);
-  const service = principalToString(cred.server);
-  const authzid = o.authzid ?? principal;
-  let state: State = "start";
-  let start: InitiatorStart | undefined;
-
-  const fail = (reason: SaslErrorReason, message: string): never => {
-    state = "failed";
-    throw new SaslError(MECH, reason, message);
-  };
-  const guard = <T>(fn: () => T): T => {
-    try {
-      return fn();
-    } catch (e) {
-      state = "failed";
-      if (e instanceof SaslError) throw e;
-      if (e instanceof KerberosError) {
-        const reason = e.reason === KerberosErrorReason.BadReply ? SaslErrorReason.BadChallenge : SaslErrorReason.ServerAuthFailed;
-        throw new SaslError(MECH, reason, e.message);
-      }
-      // Typed failures of the building blocks (a malformed DER, a refused enctype); anything else is a bug and stays as it is.
-      if (e instanceof DerError || e instanceof KrbCryptoError) throw new SaslError(MECH, SaslErrorReason.BadChallenge, e.message);
-      throw e;
-    }
-  };
-
-  return {
-    name: MECH,
-    principal,
-    service,
-    get complete(): boolean {
-      return state === "done";
-    },
-    initial(): Uint8Array {
-      if (state !== "start") fail(SaslErrorReason.State, "initial() called twice");
-      return guard(() => {
-        start = initSecContext({ credential: cred, now: now(), mutual: o.mutual ?? true });
-        state = start.mutual ? "ap-rep" : "offer";
-        return start.token;
-      });
-    },
-    step(challenge: Uint8Array): Uint8Array | null {
-      return guard(() => {
-        if (!(challenge instanceof Uint8Array)) fail(SaslErrorReason.BadChallenge, "the challenge is not bytes");
-        switch (state) {
-          case "ap-rep": {
-            if (challenge.length === 0) fail(SaslErrorReason.BadChallenge, `${service} sent no AP-REP for mutual authentication`);
-            acceptApRep(start as InitiatorStart, challenge);
-            state = "offer";
-            return new Uint8Array(0);
-          }
-          case "offer": {
-            if (challenge.length === 0) fail(SaslErrorReason.BadChallenge, `${service} sent an empty token where its security-layer offer was due`);
-            const ctx = (start as InitiatorStart).context;
-            const { message } = unwrap(ctx, challenge);
-            if (message.length !== 4) fail(SaslErrorReason.BadChallenge, `the security-layer offer of ${service} is ${message.length} bytes, not 4`);
-            if ((message[0] & 0x01) === 0) {
-              fail(SaslErrorReason.Unsupported, `${service} requires a security layer (offered 0x${message[0].toString(16)}); this client supports only "no security layer"`);
-            }
-            const id = new TextEncoder().encode(authzid);
-            const answer = new Uint8Array(4 + id.length);
-            answer[0] = 0x01; // no security layer; max buffer size 0
-            answer.set(id, 4);
-            state = "final";
-            return wrap(ctx, answer);
-          }
-          case "final": {
-            if (challenge.length !== 0) fail(SaslErrorReason.BadChallenge, `${service} sent ${challenge.length} bytes after the exchange was over`);
-            state = "done";
-            return null;
-          }
-          case "start":
-            return fail(SaslErrorReason.State, "step() before initial()");
-          default:
-            return fail(SaslErrorReason.State, `step() after the exchange ${state === "done" ? "completed" : "failed"}`);
-        }
-      });
-    },
-  };
-}
-
-export interface GssapiClientOptions extends KerberosLoginOptions {
-  /** Default "zookeeper" (the Java client's zookeeper.sasl.client.username). */
-  readonly serviceName?: string;
-  /** The host of the connect-string entry being connected. */
-  readonly serviceHost: string;
-  readonly mutual?: boolean;
-  readonly authzid?: string;
-  /** Reuse a login (its ticket cache) instead of making one from these options. */
-  readonly login?: KerberosLogin;
-}
-
-/**
- * Gets the service ticket (AS and TGS with a keytab, or from the ccache) and returns the SASL client
- * of one exchange. Rejects with KerberosError (or KeytabError / CcacheError) naming what failed.
- */
-export async function gssapiClient(o: GssapiClientOptions): Promise<GssapiSaslClient> {
-  const login = o.login ?? new KerberosLogin(o);
-  const credential = await login.serviceTicket(o.serviceName ?? "zookeeper", o.serviceHost, o.signal);
-  return gssapiMechanism({ credential, now: () => login.now(), mutual: o.mutual, authzid: o.authzid });
-}
-
-/** "aes256-cts-hmac-sha1-96 (18) until 2026-12-05T10:00:00Z": a credential summary without its key. */
-export function describeCredential(c: KerberosCredential): string {
-  return `${principalToString(c.client)} → ${principalToString(c.server)}, ${enctypeName(c.key.enctype)}, valid ${new Date(c.startTime).toISOString()} to ${new Date(c.endTime).toISOString()}`;
 }

@@ -7,7 +7,7 @@
 // The reader parses a whole element into a tree first, with limits on input size, nesting depth and
 // element count; anything malformed becomes a DerError naming what was wrong and where. It never
 // loops without consuming input and never lets a TypeError or RangeError escape.
-import { concatBytes } from "../../bytes.ts";
+import { concatBytes } from "../protocol/bytes.ts";
 import { DerError } from "./errors.ts";
 
 export const TagClass = { Universal: 0, Application: 1, Context: 2, Private: 3 } as const;

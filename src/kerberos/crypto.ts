@@ -7,7 +7,7 @@
 // Only AES-CBC (aes-128-cbc / aes-256-cbc without padding), HMAC and PBKDF2 of node:crypto are used, so
 // the same code runs under Node, Bun and Deno. Keys, passwords and plaintexts never reach an error message.
 import { createCipheriv, createDecipheriv, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
-import { concatBytes } from "../../bytes.ts";
+import { concatBytes } from "../protocol/bytes.ts";
 import { KrbCryptoError, KrbCryptoErrorReason } from "./errors.ts";
 
 /** Enctype numbers (RFC 3961 §8, RFC 3962, RFC 8009, IANA "Kerberos Encryption Type Numbers"). */
@@ -101,8 +101,12 @@ export type DerivedKeyKind = "Kc" | "Ke" | "Ki";
 const KIND_OCTET: Readonly<Record<DerivedKeyKind, number>> = { Kc: 0x99, Ke: 0xaa, Ki: 0x55 };
 
 const BLOCK = 16;
-/** The largest iteration count accepted from s2kparams: a KDC cannot make us spin for minutes. */
-export const MAX_S2K_ITERATIONS = 1 << 24;
+/**
+ * The largest string-to-key iteration count accepted (from s2kparams, i.e. from the KDC's ETYPE-INFO2):
+ * 2^24 - 1, MIT krb5's own ceiling (it refuses 2^24 and more). PBKDF2 runs synchronously; at 2^24 a KDC
+ * could hold the client's event loop for tens of seconds.
+ */
+export const MAX_S2K_ITERATIONS = (1 << 24) - 1;
 
 // ---------------------------------------------------------------------------------------------------
 // RFC 3961 primitives
@@ -277,7 +281,7 @@ function iterationCount(e: { id: number; defaultIterations: number }, params: Ui
     n = new DataView(params.buffer, params.byteOffset, 4).getUint32(0);
   }
   if (!Number.isInteger(n) || n < 1 || n > MAX_S2K_ITERATIONS) {
-    throw new KrbCryptoError(KrbCryptoErrorReason.BadInput, `string-to-key iteration count ${n} for ${enctypeName(e.id)} is outside 1..${MAX_S2K_ITERATIONS}`, e.id);
+    throw new KrbCryptoError(KrbCryptoErrorReason.BadInput, `string-to-key iteration count ${n} for ${enctypeName(e.id)} is outside 1..${MAX_S2K_ITERATIONS} (MIT krb5's ceiling)`, e.id);
   }
   return n;
 }

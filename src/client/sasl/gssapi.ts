@@ -1,0 +1,146 @@
+// SASL GSSAPI (RFC 4752) for ZooKeeper's SASL exchange: the client's side of the Kerberos layer
+// (src/kerberos). It wires the layer to the session — the session's dialer for TCP to the KDC, the
+// UDP socket of transport/udp.ts, the session's clock for timeouts and wall time — and drives the GSS-API
+// context through the RFC 4752 exchange. exchange.ts loads this file (and with it all of src/kerberos) by
+// the first GSSAPI connection only.
+//
+// The exchange (RFC 4752 §3.1):
+//   initial(): the GSS initial context token (the AP-REQ);
+//   with mutual authentication: step(AP-REP token) verifies it and answers an empty token;
+//   step(wrap token of 4 bytes: the server's security layers and buffer size) verifies its checksum
+//   (acceptor key usage 22) and answers a wrap token of [01 00 00 00] + the authorization id: "no
+//   security layer", integrity only;
+//   step(final, empty) → null; complete.
+import { DerError, KerberosError, KerberosErrorReason, KrbCryptoError } from "../../kerberos/errors.ts";
+import { acceptApRep, initSecContext, unwrap, wrap, type InitiatorStart } from "../../kerberos/gss.ts";
+import { udpExchange, type KdcDialer, type KerberosCredential, type Timers } from "../../kerberos/kdc.ts";
+import { KerberosLogin, type KerberosLoginOptions } from "../../kerberos/login.ts";
+import { principalToString } from "../../kerberos/types.ts";
+import { SaslError, SaslErrorReason } from "./errors.ts";
+import type { SaslMechanism } from "./mechanism.ts";
+import { openDatagram } from "../transport/udp.ts";
+
+const MECH = "GSSAPI";
+
+/** What the session gives a login: its dialer and timers, the wall time on its clock, the timeout of one KDC attempt. */
+export interface SessionKdcAccess {
+  /** The session's Transport as a dialer (TCP to the KDC goes through it, like the connection to ZooKeeper). */
+  readonly dial: KdcDialer;
+  /** The session's clock (its timers bound each KDC attempt). */
+  readonly clock: Timers;
+  /** ms since the epoch on the session's clock. */
+  readonly now: () => number;
+  /** How long one KDC attempt (one host, one protocol) may take. */
+  readonly timeoutMs: number;
+}
+
+/** A KerberosLogin for a session: UDP through transport/udp.ts, TCP through the session's dialer, its clock. */
+export function sessionLogin(options: Omit<KerberosLoginOptions, "dial" | "udp" | "clock" | "now" | "timeoutMs">, session: SessionKdcAccess): KerberosLogin {
+  return new KerberosLogin({ ...options, ...session, udp: udpExchange(openDatagram) });
+}
+
+export interface GssapiMechanismOptions {
+  /** The service ticket (from KerberosLogin.serviceTicket). */
+  readonly credential: KerberosCredential;
+  /** ms since the epoch, read when initial() builds the authenticator (default: Date.now). */
+  readonly now?: () => number;
+  /** Ask for mutual authentication (default true: the server's AP-REP is verified). */
+  readonly mutual?: boolean;
+  /** The authorization id sent in the last token (default: the client principal; ZooKeeper ignores it). */
+  readonly authzid?: string;
+}
+
+/** The SASL client of one exchange; also says whom it authenticated as. */
+export interface GssapiSaslClient extends SaslMechanism {
+  /** "alice@EXAMPLE.COM" */
+  readonly principal: string;
+  /** "zookeeper/zk1.example.com@EXAMPLE.COM" */
+  readonly service: string;
+}
+
+type State = "start" | "ap-rep" | "offer" | "final" | "done" | "failed";
+
+/** The RFC 4752 client state machine for one exchange (synchronous: the ticket is already there). */
+export function gssapiMechanism(o: GssapiMechanismOptions): GssapiSaslClient {
+  const now = o.now ?? Date.now;
+  const cred = o.credential;
+  const principal = principalToString(cred.client);
+  const service = principalToString(cred.server);
+  const authzid = o.authzid ?? principal;
+  let state: State = "start";
+  let start: InitiatorStart | undefined;
+
+  const fail = (reason: SaslErrorReason, message: string): never => {
+    state = "failed";
+    throw new SaslError(MECH, reason, message);
+  };
+  const guard = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (e) {
+      state = "failed";
+      if (e instanceof SaslError) throw e;
+      if (e instanceof KerberosError) {
+        const reason = e.reason === KerberosErrorReason.BadReply ? SaslErrorReason.BadChallenge : SaslErrorReason.ServerAuthFailed;
+        throw new SaslError(MECH, reason, e.message);
+      }
+      // Typed failures of the building blocks (a malformed DER, a refused enctype); anything else is a bug and stays as it is.
+      if (e instanceof DerError || e instanceof KrbCryptoError) throw new SaslError(MECH, SaslErrorReason.BadChallenge, e.message);
+      throw e;
+    }
+  };
+
+  return {
+    name: MECH,
+    principal,
+    service,
+    get complete(): boolean {
+      return state === "done";
+    },
+    initial(): Uint8Array {
+      if (state !== "start") fail(SaslErrorReason.State, "initial() called twice");
+      return guard(() => {
+        start = initSecContext({ credential: cred, now: now(), mutual: o.mutual ?? true });
+        state = start.mutual ? "ap-rep" : "offer";
+        return start.token;
+      });
+    },
+    step(challenge: Uint8Array): Uint8Array | null {
+      return guard(() => {
+        if (!(challenge instanceof Uint8Array)) fail(SaslErrorReason.BadChallenge, "the challenge is not bytes");
+        switch (state) {
+          case "ap-rep": {
+            if (challenge.length === 0) fail(SaslErrorReason.BadChallenge, `${service} sent no AP-REP for mutual authentication`);
+            acceptApRep(start as InitiatorStart, challenge);
+            state = "offer";
+            return new Uint8Array(0);
+          }
+          case "offer": {
+            if (challenge.length === 0) fail(SaslErrorReason.BadChallenge, `${service} sent an empty token where its security-layer offer was due`);
+            const ctx = (start as InitiatorStart).context;
+            const { message } = unwrap(ctx, challenge);
+            if (message.length !== 4) fail(SaslErrorReason.BadChallenge, `the security-layer offer of ${service} is ${message.length} bytes, not 4`);
+            if ((message[0] & 0x01) === 0) {
+              fail(SaslErrorReason.Unsupported, `${service} requires a security layer (offered 0x${message[0].toString(16)}); this client supports only "no security layer"`);
+            }
+            const id = new TextEncoder().encode(authzid);
+            const answer = new Uint8Array(4 + id.length);
+            answer[0] = 0x01; // no security layer; max buffer size 0
+            answer.set(id, 4);
+            state = "final";
+            return wrap(ctx, answer);
+          }
+          case "final": {
+            if (challenge.length !== 0) fail(SaslErrorReason.BadChallenge, `${service} sent ${challenge.length} bytes after the exchange was over`);
+            state = "done";
+            return null;
+          }
+          case "start":
+            return fail(SaslErrorReason.State, "step() before initial()");
+          default:
+            return fail(SaslErrorReason.State, `step() after the exchange ${state === "done" ? "completed" : "failed"}`);
+        }
+      });
+    },
+  };
+}
