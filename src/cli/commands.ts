@@ -106,7 +106,7 @@ export function usage(): string {
     "commands:",
     ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
     "",
-    "exit status: 0 success, 1 a ZooKeeper error, 2 a usage error; elect and lock: COMMAND's status, 3 when leadership (the lock) was lost",
+    "exit status: 0 success (also when the reader of stdout went away: | head), 1 a ZooKeeper error, 2 a usage error; elect and lock: COMMAND's status, 3 when leadership (the lock) was lost",
   ].join("\n");
 }
 

@@ -118,6 +118,21 @@ describe("zkts command line (real server)", () => {
     assert.equal(await zk.exists(`${root}/one`), null);
   }, 60_000);
 
+  it("a reader that closes stdout after the first line (| head -1): exit 0, nothing on stderr (ls -R, the shell)", async () => {
+    const big = `${root}/big`;
+    await zk.create(big);
+    // ~370 KB of listing: more than the pipe and our first read hold, so zkts is still writing when the reader goes.
+    const name = "n".repeat(160);
+    await Promise.all(Array.from({ length: 2000 }, (_, i) => zk.create(`${big}/${name}${i}`)));
+    for (const [args, input] of [[["ls", "-R", big], undefined], [[], `ls -R ${big}\nls -R ${big}\n`]] as const) {
+      const cli = await startCli(args, { env, input });
+      await cli.waitForOutput("\n");
+      cli.child.stdout!.destroy(); // as `head -1` exits: zkts's next write meets EPIPE
+      const r = await cli.done;
+      assert.deepEqual([r.code, r.signal, r.err], [0, null, ""], `zkts ${args.join(" ") || "(shell)"}`);
+    }
+  }, 60_000);
+
   it("a script on stdin runs through the shell: create modes, ephemerals, count, whoami, ACLs; worst status", async () => {
     const s = `${root}/script`;
     await zk.create(s);
