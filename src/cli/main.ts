@@ -9,6 +9,7 @@ import { Failure, UsageError } from "./errors.ts";
 import { COMMANDS, report, usage, type Run, type Streams } from "./commands.ts";
 import { connect, target, type Target } from "./connect.ts";
 import { Output } from "./output.ts";
+import { packageVersion } from "./package.ts";
 
 // The session of the running command, closed before an early exit.
 let session: ZooKeeper | undefined;
@@ -38,6 +39,10 @@ async function run(argv: readonly string[], io: Streams): Promise<number> {
     inv = parseInvocation(argv);
     if (inv.globals.help) {
       io.stdout.write(`${usage()}\n`);
+      return 0;
+    }
+    if (inv.globals.version) {
+      io.stdout.write(`zkts ${packageVersion()}\n`);
       return 0;
     }
     t = target(inv.globals);

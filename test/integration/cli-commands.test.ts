@@ -3,10 +3,12 @@
 // the shell, watch ended by --count and by SIGINT, and leader/members on the recipes' znodes.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { GroupMember, LeaderElection, ZooKeeper } from "../../src/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { startCli, zkts, type CliResult } from "../support/cli-run.ts";
 import { uniqueRoot } from "./client-util.ts";
+import { REPO_DIR } from "../support/line-process.ts";
 
 const STAT_NAMES = ["czxid", "mzxid", "ctime", "mtime", "version", "cversion", "aversion", "ephemeralOwner", "dataLength", "numChildren", "pzxid"];
 
@@ -102,6 +104,15 @@ describe("zkts command line (real server)", () => {
     const help = await zkts(["--help"]);
     assert.equal(help.code, 0);
     assert.match(help.out, /watch \[-r\] \[--count N\] PATH/);
+    // The guides are not in the npm package ("files"): help names them at the repository.
+    const pkg = JSON.parse(readFileSync(`${REPO_DIR}package.json`, "utf8")) as { version: string; files: string[]; repository: { url: string } };
+    const repo = pkg.repository.url.replace(/^git\+/, "").replace(/\.git$/, "");
+    assert.ok(!pkg.files.includes("docs"));
+    assert.deepEqual(help.out.match(/\S*docs\/\S+/g), [`${repo}/blob/HEAD/docs/cli.md`, `${repo}/blob/HEAD/docs/supervisor.md`]);
+    for (const flag of ["--version", "-V"]) {
+      const v = await zkts([flag], { env: { ZK_CONNECT: "127.0.0.1:1" } }); // nothing dialled
+      assert.deepEqual([v.code, v.out, v.err], [0, `zkts ${pkg.version}\n`, ""], flag);
+    }
   }, 60_000);
 
   it("delete -r removes a whole subtree (1,000 children: nothing on stderr); delete and sync", async () => {
