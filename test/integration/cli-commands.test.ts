@@ -4,8 +4,8 @@
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { GroupMember, LeaderElection, ZooKeeper } from "../../src/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { CreateMode, ErrorCode, GroupMember, LeaderElection, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
+import { sharedServer, startStandalone } from "../support/zk-server.ts";
 import { startCli, zkts, type CliResult } from "../support/cli-run.ts";
 import { uniqueRoot } from "./client-util.ts";
 import { REPO_DIR } from "../support/line-process.ts";
@@ -83,6 +83,26 @@ describe("zkts command line (real server)", () => {
     assert.equal(down.code, 1);
     assert.match(down.err, /^CONNECTIONLOSS/);
   }, 60_000);
+
+  it("a stock server (TTL nodes off, the default): create -t and a TTL create say the server needs extendedTypesEnabled", async () => {
+    // The test servers enable TTL nodes; this one is started as shipped (the last -D wins).
+    const stock = await startStandalone({ jvmArgs: ["-Dzookeeper.extendedTypesEnabled=false"] });
+    const c = await ZooKeeper.connect(stock.connectString, { sessionTimeout: 10_000 });
+    try {
+      const advice = "TTL nodes are off on this server: it needs -Dzookeeper.extendedTypesEnabled=true (ZooKeeper 3.5.3 or later)";
+      const r = await zkts(["--server", stock.connectString, "create", "-t", "5000", "/ttl-node"]);
+      assert.deepEqual([r.code, r.out, r.err], [1, "", `UNIMPLEMENTED (create /ttl-node): ${advice}\n`]);
+      for (const mode of [CreateMode.PERSISTENT_WITH_TTL, CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL]) {
+        // The server's own answer (the client cannot tell TTLs are off): the link stays up.
+        await assert.rejects(c.create("/ttl-node", null, { mode, ttl: 5000 }), (e) => e instanceof ZooKeeperError && e.code === ErrorCode.UNIMPLEMENTED && e.message === `UNIMPLEMENTED (create /ttl-node): ${advice}`);
+      }
+      assert.equal(c.state, "connected");
+      assert.equal(await c.create("/container", null, { mode: CreateMode.CONTAINER }), "/container"); // containers need no flag
+    } finally {
+      await c.close();
+      await stock.close();
+    }
+  }, 90_000);
 
   it("exit 2 on a usage error, with the usage on stderr and nothing sent", async () => {
     const cases: [string[], RegExp][] = [
