@@ -27,10 +27,10 @@ const GENERATION: Record<string, string> = { "3.4": "3.4", "3.8": "3.5-3.8", "3.
 
 describe(`client on ZooKeeper ${version} (line ${line})`, () => {
   const sessions = new SharedSessions();
-  sessions.hooks();
   let zk: ZooKeeper;
   let other: ZooKeeper;
   const root = uniqueRoot("lines");
+  sessions.hooks(() => zk?.deleteRecursive(root)); // the run's nodes are all below root
 
   beforeAll(async () => {
     zk = await sessions.client();

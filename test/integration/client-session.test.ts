@@ -14,9 +14,9 @@ import { hold, recorder, rejectsWith, uniqueRoot, until } from "./client-util.ts
 
 describe("client sessions (real server)", () => {
   const sessions = new SharedSessions();
-  sessions.hooks();
   let other: ZooKeeper;
   const root = uniqueRoot("sess");
+  sessions.hooks(() => other?.deleteRecursive(root)); // the run's nodes are all below root
 
   const viaProxy = async (opts: SessionOptions = {}): Promise<{ zk: ZooKeeper; proxy: FaultProxy; states: string[] }> => {
     const proxy = await sessions.proxy();
