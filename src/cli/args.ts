@@ -23,6 +23,7 @@ export const GLOBAL_OPTIONS: OptionSpec = {
   "sasl-service-host": { type: "string" },
   auth: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
 };
 
 export interface Invocation {

@@ -3,6 +3,7 @@
 import type { ZooKeeper } from "../index.ts";
 import { UsageError } from "./errors.ts";
 import type { Output } from "./output.ts";
+import { docUrl } from "./package.ts";
 
 export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
 
@@ -72,7 +73,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   members: { usage: "members PATH", summary: "GroupMember ids", options: {}, min: 1, max: 1, load: recipes },
   elect: {
     usage: "elect [--id ID] [--grace MS] [--session-timeout MS] [--once] PATH -- COMMAND [ARG...]",
-    summary: "run COMMAND while leading the election at PATH; stop it when leadership is lost or in doubt (docs/supervisor.md)",
+    summary: "run COMMAND while leading the election at PATH; stop it when leadership is lost or in doubt",
     options: { id: s(), grace: s(), "session-timeout": s(), once: b() }, min: 1, max: 1, rest: true,
     ints: { grace: ["elect --grace MS", 0], "session-timeout": ["elect --session-timeout MS", 1] }, load: supervise,
   },
@@ -102,11 +103,15 @@ export function usage(): string {
     "  --sasl-service-name NAME --sasl-service-host HOST",
     "                                               GSSAPI: the server's principal NAME/HOST (default zookeeper/the server's host)",
     "  --auth digest:USER:PASS                      digest credentials (repeatable)",
+    "  -h, --help                                   this text; -V, --version: zkts's version",
     "",
     "commands:",
     ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
     "",
-    "exit status: 0 success, 1 a ZooKeeper error, 2 a usage error; elect and lock: COMMAND's status, 3 when leadership (the lock) was lost",
+    "exit status: 0 success (also when the reader of stdout went away: | head), 1 a ZooKeeper error, 2 a usage error; elect and lock: COMMAND's status, 3 when leadership (the lock) was lost",
+    "",
+    `the guide: ${docUrl("cli.md")}`,
+    `elect and lock (a supervisor): ${docUrl("supervisor.md")}`,
   ].join("\n");
 }
 

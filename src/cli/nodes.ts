@@ -1,4 +1,5 @@
 // zkts node commands: ls, get, stat, create, set, delete, sync, count.
+import { setMaxListeners } from "node:events";
 import { CreateMode, ErrorCode, ZooKeeperError } from "../index.ts";
 import { intOption } from "./args.ts";
 import { UsageError } from "./errors.ts";
@@ -33,6 +34,8 @@ export const commands: Record<string, Run> = {
   async ls(ctx, a) {
     const p = path(a);
     if (flag(a, "R")) {
+      // Each level's children are read at once, each read listening on the command's signal (the CLI's own).
+      setMaxListeners(0, ctx.signal);
       const all = await descendants(ctx, p);
       ctx.out.result(all, all);
     } else {

@@ -2,6 +2,7 @@
 // signal's reason; a request still waiting for a connection is never sent, and a watcher the call was
 // to register is not registered when the (late) reply arrives. A request already on the wire may still
 // apply on the server: an abort only stops us waiting for its answer.
+import { setMaxListeners } from "node:events";
 import { badArguments } from "./errors.ts";
 
 /** The last, optional argument of every operation. */
@@ -36,4 +37,24 @@ export function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): P
       (e: unknown) => (signal.removeEventListener("abort", onAbort), reject(e)),
     );
   });
+}
+
+/**
+ * Runs a composite operation (one call of the API made of many requests, some of them concurrent) under a
+ * signal of its own that follows `signal`: the caller's signal gets one abort listener, removed when `fn`
+ * settles, instead of one per request in flight (Node warns past 10 on one signal). The requests' own
+ * listeners go on the composite's signal, which has no such limit; each is removed as its request settles.
+ */
+export async function compositeSignal<T>(signal: AbortSignal | undefined, fn: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  if (!signal) return fn(undefined);
+  signal.throwIfAborted();
+  const inner = new AbortController();
+  setMaxListeners(0, inner.signal);
+  const onAbort = (): void => inner.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await fn(inner.signal);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }

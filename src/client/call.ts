@@ -9,7 +9,7 @@ import { addChroot, stripChroot } from "../protocol/path.ts";
 import type { ClientInfo, Stat } from "../protocol/records.ts";
 import { signalOf } from "./abort.ts";
 import { Ids } from "./acl.ts";
-import type { Needs } from "./session/features.ts";
+import { type Needs, ttlRefused } from "./session/features.ts";
 import { type HelperClient, createWithParents } from "./helpers.ts";
 import type { Call, CallSpec, Send } from "./wire/request.ts";
 import type { CreateOptions, Data } from "./types.ts";
@@ -102,7 +102,10 @@ export function createNode(c: Caller, zk: HelperClient, op: string, path: string
     const bytes = toBytes(op, path, data);
     // TTL and container creates answer as create2 does (path and Stat), also for create.
     const fromCreate2: (r: Create2Response, chroot: string) => string | Created = withStat ? createdWithStat : createdName2;
-    if (ttl !== undefined) return c.call(Ops.createTTL, { path, data: bytes, acl, flags: mode, ttl: BigInt(ttl) }, { op, path, needs: need(["ttl"], `${op} of a TTL node`), signal, result: fromCreate2 });
+    if (ttl !== undefined) {
+      const created = c.call(Ops.createTTL, { path, data: bytes, acl, flags: mode, ttl: BigInt(ttl) }, { op, path, needs: need(["ttl"], `${op} of a TTL node`), signal, result: fromCreate2 });
+      return created.catch((e: unknown) => Promise.reject(ttlRefused(e)));
+    }
     if (mode === CreateMode.CONTAINER) return c.call(Ops.createContainer, { path, data: bytes, acl, flags: mode }, { op, path, needs: need(["containers"], `${op} of a container`), signal, result: fromCreate2 });
     if (withStat) return c.request(Ops.create2, { op, path, data: bytes, acl, flags: mode, needs: need(["createWithStat"], op), signal, result: createdWithStat });
     return c.request(Ops.create, { op, path, data: bytes, acl, flags: mode, signal, result: createdName });

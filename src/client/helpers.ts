@@ -9,6 +9,7 @@ import { READS, resendable } from "./outcome.ts";
 import { Op } from "./op.ts";
 import type { OpResult } from "./types.ts";
 import { type Clock, systemClock } from "./clock.ts";
+import { compositeSignal } from "./abort.ts";
 
 /** The slice of the client the helpers use (ZooKeeper implements it). */
 export interface HelperClient {
@@ -116,6 +117,11 @@ function batches(paths: readonly string[], maxBytes: number): string[][] {
  */
 export async function deleteTree(zk: HelperClient, root: string, maxBytes: number, signal?: AbortSignal): Promise<void> {
   if (root === "/") throw badArguments("the root node cannot be deleted", "deleteRecursive", root);
+  // postOrder reads every level's children at once: one listener on the caller's signal for them all.
+  return compositeSignal(signal, (inner) => deleteAll(zk, root, maxBytes, inner));
+}
+
+async function deleteAll(zk: HelperClient, root: string, maxBytes: number, signal?: AbortSignal): Promise<void> {
   let existed = false;
   for (let idle = 0; ; ) {
     const nodes = await postOrder(zk, root, signal);

@@ -80,7 +80,7 @@ export class ElectionClosedError extends ZooKeeperError {
 
   /** Made by the election; `op` is the call refused, `path` the election's path. */
   constructor(path: string, op: string, reason: ElectionEndReason) {
-    const message = reason === "expired" ? "the session has expired; the election is over" : reason === "notStarted" ? "the election is not started" : "the election is closed";
+    const message = reason === "expired" ? "the session has expired; the election is over (connect a new client for a new one)" : reason === "notStarted" ? "the election is not started" : "the election is closed";
     super(reason === "expired" ? ErrorCode.SESSIONEXPIRED : ErrorCode.CONNECTIONLOSS, message, { op, path });
     this.name = "ElectionClosedError";
     this.reason = reason;

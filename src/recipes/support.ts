@@ -157,7 +157,7 @@ export function electionOptions(
  * or closed client (never retried by withRetry), AUTHFAILED after refused credentials; CONNECTIONLOSS otherwise.
  */
 export function endedSession(state: SessionState, op: string, path?: string): ZooKeeperError {
-  if (state === "expired") return new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session has expired", { op, path });
+  if (state === "expired") return new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session has expired; connect a new client", { op, path });
   if (state === "closed") return new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the client is closed (close() was called); connect a new client", { op, path });
   if (state === "authFailed") return new ZooKeeperError(ErrorCode.AUTHFAILED, "authentication failed; the client is finished", { op, path });
   return new ZooKeeperError(ErrorCode.CONNECTIONLOSS, `the session is ${state}`, { op, path });

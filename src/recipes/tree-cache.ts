@@ -179,7 +179,7 @@ export class TreeCache extends TypedEventEmitter<TreeCacheEvents> {
     this.schedule(this.path);
     for (const p of this.nodes.keys()) this.schedule(p); // a rebuild re-reads everything
     await idle;
-    if (this.phase === "expired") throw new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session expired while the cache loaded", { op: "start", path: this.path });
+    if (this.phase === "expired") throw new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session expired while the cache loaded; connect a new client and rebuild(newClient)", { op: "start", path: this.path });
   }
 
   /** The persistent recursive watch, when the server has it (3.6+) and we may use it. */

@@ -3,10 +3,12 @@
 // the shell, watch ended by --count and by SIGINT, and leader/members on the recipes' znodes.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { GroupMember, LeaderElection, ZooKeeper } from "../../src/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { readFileSync } from "node:fs";
+import { CreateMode, ErrorCode, GroupMember, LeaderElection, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
+import { sharedServer, startStandalone } from "../support/zk-server.ts";
 import { startCli, zkts, type CliResult } from "../support/cli-run.ts";
 import { uniqueRoot } from "./client-util.ts";
+import { REPO_DIR } from "../support/line-process.ts";
 
 const STAT_NAMES = ["czxid", "mzxid", "ctime", "mtime", "version", "cversion", "aversion", "ephemeralOwner", "dataLength", "numChildren", "pzxid"];
 
@@ -26,7 +28,9 @@ describe("zkts command line (real server)", () => {
   });
 
   afterAll(async () => {
-    await zk?.deleteRecursive(root).catch(() => {});
+    // The --auth case's node is readable by carol only: listing it (deleteRecursive does) needs her identity.
+    await zk?.addAuthInfo("digest", "carol:pw");
+    await zk?.deleteRecursive(root);
     await zk?.close();
   });
 
@@ -82,6 +86,26 @@ describe("zkts command line (real server)", () => {
     assert.match(down.err, /^CONNECTIONLOSS/);
   }, 60_000);
 
+  it("a stock server (TTL nodes off, the default): create -t and a TTL create say the server needs extendedTypesEnabled", async () => {
+    // The test servers enable TTL nodes; this one is started as shipped (the last -D wins).
+    const stock = await startStandalone({ jvmArgs: ["-Dzookeeper.extendedTypesEnabled=false"] });
+    const c = await ZooKeeper.connect(stock.connectString, { sessionTimeout: 10_000 });
+    try {
+      const advice = "TTL nodes are off on this server: it needs -Dzookeeper.extendedTypesEnabled=true (ZooKeeper 3.5.3 or later)";
+      const r = await zkts(["--server", stock.connectString, "create", "-t", "5000", "/ttl-node"]);
+      assert.deepEqual([r.code, r.out, r.err], [1, "", `UNIMPLEMENTED (create /ttl-node): ${advice}\n`]);
+      for (const mode of [CreateMode.PERSISTENT_WITH_TTL, CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL]) {
+        // The server's own answer (the client cannot tell TTLs are off): the link stays up.
+        await assert.rejects(c.create("/ttl-node", null, { mode, ttl: 5000 }), (e) => e instanceof ZooKeeperError && e.code === ErrorCode.UNIMPLEMENTED && e.message === `UNIMPLEMENTED (create /ttl-node): ${advice}`);
+      }
+      assert.equal(c.state, "connected");
+      assert.equal(await c.create("/container", null, { mode: CreateMode.CONTAINER }), "/container"); // containers need no flag
+    } finally {
+      await c.close();
+      await stock.close();
+    }
+  }, 90_000);
+
   it("exit 2 on a usage error, with the usage on stderr and nothing sent", async () => {
     const cases: [string[], RegExp][] = [
       [["bogus"], /unknown command "bogus"/],
@@ -102,18 +126,44 @@ describe("zkts command line (real server)", () => {
     const help = await zkts(["--help"]);
     assert.equal(help.code, 0);
     assert.match(help.out, /watch \[-r\] \[--count N\] PATH/);
+    // The guides are not in the npm package ("files"): help names them at the repository.
+    const pkg = JSON.parse(readFileSync(`${REPO_DIR}package.json`, "utf8")) as { version: string; files: string[]; repository: { url: string } };
+    const repo = pkg.repository.url.replace(/^git\+/, "").replace(/\.git$/, "");
+    assert.ok(!pkg.files.includes("docs"));
+    assert.deepEqual(help.out.match(/\S*docs\/\S+/g), [`${repo}/blob/HEAD/docs/cli.md`, `${repo}/blob/HEAD/docs/supervisor.md`]);
+    for (const flag of ["--version", "-V"]) {
+      const v = await zkts([flag], { env: { ZK_CONNECT: "127.0.0.1:1" } }); // nothing dialled
+      assert.deepEqual([v.code, v.out, v.err], [0, `zkts ${pkg.version}\n`, ""], flag);
+    }
   }, 60_000);
 
-  it("delete -r removes a whole subtree; delete and sync", async () => {
+  it("delete -r removes a whole subtree (1,000 children: nothing on stderr); delete and sync", async () => {
     const t = `${root}/tree`;
     await zk.create(`${t}/a/b/c`, null, { createParents: true });
-    for (let i = 0; i < 20; i++) await zk.create(`${t}/a/n${i}`);
-    ok(await run("delete", "-r", t));
+    await Promise.all(Array.from({ length: 1000 }, (_, i) => zk.create(`${t}/a/n${i}`)));
+    assert.equal(ok(await run("ls", "-R", t)).out.split("\n").length, 1003 + 1);
+    const r = ok(await run("delete", "-r", t));
+    assert.deepEqual([r.out, r.err], ["", ""]); // no MaxListenersExceededWarning: one abort listener on the command's signal
     assert.equal(await zk.exists(t), null);
     await zk.create(`${root}/one`);
     ok(await run("sync", `${root}/one`));
     ok(await run("delete", `${root}/one`));
     assert.equal(await zk.exists(`${root}/one`), null);
+  }, 60_000);
+
+  it("a reader that closes stdout after the first line (| head -1): exit 0, nothing on stderr (ls -R, the shell)", async () => {
+    const big = `${root}/big`;
+    await zk.create(big);
+    // ~370 KB of listing: more than the pipe and our first read hold, so zkts is still writing when the reader goes.
+    const name = "n".repeat(160);
+    await Promise.all(Array.from({ length: 2000 }, (_, i) => zk.create(`${big}/${name}${i}`)));
+    for (const [args, input] of [[["ls", "-R", big], undefined], [[], `ls -R ${big}\nls -R ${big}\n`]] as const) {
+      const cli = await startCli(args, { env, input });
+      await cli.waitForOutput("\n");
+      cli.child.stdout!.destroy(); // as `head -1` exits: zkts's next write meets EPIPE
+      const r = await cli.done;
+      assert.deepEqual([r.code, r.signal, r.err], [0, null, ""], `zkts ${args.join(" ") || "(shell)"}`);
+    }
   }, 60_000);
 
   it("a script on stdin runs through the shell: create modes, ephemerals, count, whoami, ACLs; worst status", async () => {

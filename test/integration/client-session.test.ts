@@ -14,9 +14,9 @@ import { hold, recorder, rejectsWith, uniqueRoot, until } from "./client-util.ts
 
 describe("client sessions (real server)", () => {
   const sessions = new SharedSessions();
-  sessions.hooks();
   let other: ZooKeeper;
   const root = uniqueRoot("sess");
+  sessions.hooks(() => other?.deleteRecursive(root)); // the run's nodes are all below root
 
   const viaProxy = async (opts: SessionOptions = {}): Promise<{ zk: ZooKeeper; proxy: FaultProxy; states: string[] }> => {
     const proxy = await sessions.proxy();
@@ -39,7 +39,7 @@ describe("client sessions (real server)", () => {
     proxy.refuse(true);
     proxy.cut();
     await until("a disconnected", () => a.state === "disconnected");
-    const pending = a.getData(eph).then(() => "resolved", (e: ZooKeeperError) => e.codeName); // queued while disconnected
+    const pending = a.getData(eph).then(() => "resolved", (e: ZooKeeperError) => e.message); // queued while disconnected
     const b = await ZooKeeper.connect(sessions.connectString, { sessionId: a.sessionId, sessionPassword: a.sessionPassword, sessionTimeout: 10_000 });
     try {
       assert.equal(b.sessionId, a.sessionId);
@@ -52,8 +52,9 @@ describe("client sessions (real server)", () => {
     proxy.refuse(false);
     await until("a to learn that its session is gone", () => a.state === "expired", 15_000);
     assert.deepEqual(states, ["disconnected", "expired"]);
-    assert.equal(await pending, "SESSIONEXPIRED");
-    await rejectsWith(a.exists("/"), "SESSIONEXPIRED");
+    assert.match(await pending, new RegExp(`^SESSIONEXPIRED \\(getData ${eph}\\): session 0x[0-9a-f]+ has expired; connect a new client$`));
+    const after = await rejectsWith(a.exists("/"), "SESSIONEXPIRED");
+    assert.equal(after.message, "SESSIONEXPIRED (exists /): the session has expired; connect a new client");
     await until("the Expired event", () => w.events.length > 0);
     assert.deepEqual(w.events, [{ type: EventType.None, state: KeeperState.Expired, path: null }]);
   }, 60_000);

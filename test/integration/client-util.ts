@@ -1,8 +1,8 @@
 // Small helpers shared by the client-*.test.ts files (real servers, no mocks).
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { ZooKeeperError } from "../../src/index.ts";
-import type { WatchedEvent } from "../../src/index.ts";
+import { CreateMode, ErrorCode, ZooKeeperError } from "../../src/index.ts";
+import type { WatchedEvent, ZooKeeper } from "../../src/index.ts";
 
 export { hold, until } from "../support/wait.ts";
 
@@ -33,3 +33,18 @@ export function recorder(): { events: EventShape[]; zxids: (bigint | undefined)[
 }
 
 export const uniqueRoot = (tag: string): string => `/t-${tag}-${randomUUID().slice(0, 8)}`;
+
+/**
+ * Why TTL nodes cannot be made on the server of `zk`, or null when they can (probed with one TTL node under
+ * `parent`, removed at once). The test servers enable them; a server given by ZK_CONNECT may be stock, which
+ * answers UNIMPLEMENTED: a file skips its TTL cases then, saying so.
+ */
+export async function ttlNodesOff(zk: ZooKeeper, parent: string): Promise<string | null> {
+  try {
+    await zk.delete(await zk.create(`${parent}/ttl-probe-`, null, { mode: CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL, ttl: 60_000 }));
+    return null;
+  } catch (e) {
+    if (e instanceof ZooKeeperError && e.code === ErrorCode.UNIMPLEMENTED) return e.message;
+    throw e;
+  }
+}

@@ -236,11 +236,14 @@ describe("zk harness: cleanup and failures", () => {
     }
   }, T);
 
-  it("servers die with their process, even on SIGKILL", async () => {
+  /** zk-shared-main.ts under this runtime, once it printed its server's address. */
+  async function sharedMain(args: string[], stdin: "pipe" | "ignore") {
     const main = fileURLToPath(new URL("../support/zk-shared-main.ts", (import.meta as unknown as { url: string }).url));
     const g = globalThis as { Bun?: unknown; Deno?: unknown };
-    const args = g.Deno ? ["run", "-A", main] : g.Bun ? [main] : ["--import", "tsx", main];
-    const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "inherit"] });
+    const cmd = g.Deno ? ["run", "-A", main] : g.Bun ? [main] : ["--import", "tsx", main];
+    const child = spawn(process.execPath, [...cmd, ...args], { stdio: [stdin, "pipe", "inherit"] });
+    // Deno's child_process reports a child it sent SIGTERM as killed by it, also when the child handled it and exited 0.
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code, signal) => resolve(g.Deno && signal === "SIGTERM" ? 0 : code)));
     const line = await new Promise<string>((resolve, reject) => {
       let out = "";
       child.stdout!.on("data", (c: Buffer) => {
@@ -249,7 +252,26 @@ describe("zk harness: cleanup and failures", () => {
       });
       child.on("exit", (code) => reject(new Error(`helper exited (${code}) before printing`)));
     });
-    const info = JSON.parse(line) as { connectString: string; pid: number; dir: string };
+    return { child, exited, info: JSON.parse(line) as { connectString: string; pid: number; dir: string } };
+  }
+
+  it("zk-shared-main: --port N; with stdin closed it serves until SIGTERM; --until-stdin-closes stops when stdin ends", async () => {
+    const [port] = await freePorts(1);
+    const bg = await sharedMain(["--port", String(port)], "ignore"); // as `</dev/null` or `&`
+    assert.equal(bg.info.connectString, `127.0.0.1:${port}`);
+    assert.match(await fourLetterWord("127.0.0.1", port, "srvr"), /Mode: standalone/);
+    assert.equal(bg.child.exitCode, null, "still running with stdin closed");
+    bg.child.kill("SIGTERM");
+    assert.equal(await bg.exited, 0);
+    assert.ok(!alive(bg.info.pid) && !existsSync(bg.info.dir), "SIGTERM stopped the server and removed its dir");
+    const piped = await sharedMain(["--until-stdin-closes"], "pipe");
+    piped.child.stdin!.end();
+    assert.equal(await piped.exited, 0);
+    assert.ok(!alive(piped.info.pid) && !existsSync(piped.info.dir), "the end of stdin stopped the server");
+  }, T);
+
+  it("servers die with their process, even on SIGKILL", async () => {
+    const { child, info } = await sharedMain([], "pipe");
     assert.ok(alive(info.pid));
     assert.match(await fourLetterWord("127.0.0.1", Number(info.connectString.split(":")[1]), "srvr"), /Mode: standalone/);
     child.kill("SIGKILL"); // no exit hook runs: the watchdog must do it

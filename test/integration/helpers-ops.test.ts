@@ -83,6 +83,32 @@ describe("client helpers (real server, fault proxy)", () => {
     assert.equal(await zk.exists(t), null);
   }, 60_000);
 
+  it("deleteRecursive with a signal on 1,000 children (and nested): one listener on the signal, no MaxListenersExceededWarning", async () => {
+    const t = `${root}/wide`;
+    await zk.create(t);
+    await zk.create(`${t}/flat`);
+    const made = Array.from({ length: 1000 }, (_, i) => zk.create(`${t}/flat/c${i}`));
+    for (let i = 0; i < 20; i++) for (let j = 0; j < 50; j++) made.push(zk.create(`${t}/deep/b${i}/l${j}`, null, { createParents: true }));
+    await Promise.all(made);
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      // Aborted while its first reads are in flight: rejects with the reason, the tree is still there.
+      const early = new AbortController();
+      const reason = new Error("stop");
+      const stopped = zk.deleteRecursive(t, { signal: early.signal });
+      early.abort(reason);
+      await assert.rejects(stopped, (e) => e === reason);
+      assert.notEqual(await zk.exists(`${t}/flat`), null);
+      await zk.deleteRecursive(t, { signal: new AbortController().signal });
+    } finally {
+      process.off("warning", onWarning);
+    }
+    assert.equal(await zk.exists(t), null);
+    assert.deepEqual(warnings, []);
+  }, 60_000);
+
   it("withRetry retries a call cut by CONNECTIONLOSS and returns its result", async () => {
     const p = `${root}/retry`;
     await zk.create(p, "payload");

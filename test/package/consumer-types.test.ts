@@ -8,7 +8,7 @@
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -104,6 +104,13 @@ describe("the published types stand alone (TypeScript 5 and 7, deno check)", () 
       const version = execFileSync(process.execPath, [tsc[major], "--version"], { encoding: "utf8" }).trim();
       console.log(`[consumer-types] typescript ${major}: ${version}`);
       assert.match(version, new RegExp(`^Version ${major}\\.`));
+    }
+  });
+
+  it("the installed zkts (node_modules/.bin, a link into dist/esm) prints the package's version", () => {
+    const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+    for (const flag of ["--version", "-V"]) {
+      assert.equal(execFileSync(join(consumer, "node_modules/.bin/zkts"), [flag], { cwd: consumer, encoding: "utf8" }), `zkts ${version}\n`);
     }
   });
 

@@ -3,7 +3,7 @@
 // own compiler, since tsx would recompile it on every one of the many spawns), collecting stdout as bytes, stderr as text and the exit status; or
 // under a pseudo-terminal (pty-drive.py, python3's pty module) for the interactive shell.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_DIR, runtimeCommand, type Runtime } from "./line-process.ts";
@@ -20,7 +20,9 @@ async function command(): Promise<[string, string[]]> {
     const { build } = await import("esbuild");
     const dir = mkdtempSync(join(tmpdir(), "zkts-cli-"));
     process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-    const outfile = join(dir, "zkts.mjs");
+    // Below a copy of package.json, as dist/esm/cli/main.js is below the package's: zkts --version reads it.
+    copyFileSync(`${REPO_DIR}package.json`, join(dir, "package.json"));
+    const outfile = join(dir, "cli", "zkts.mjs");
     await build({ entryPoints: [MAIN], bundle: true, platform: "node", format: "esm", target: "node20", outfile, logLevel: "warning" });
     return outfile;
   })();

@@ -110,7 +110,7 @@ describe("named failures", () => {
       assert.equal(e.code, ErrorCode.SESSIONEXPIRED);
       assert.equal(e.message, "SESSIONEXPIRED (getData /a): the client is closed (close() was called); connect a new client");
     }
-    assert.equal(endedError("expired", { op: "exists", path: "/" }).message, "SESSIONEXPIRED (exists /): the session has expired");
+    assert.equal(endedError("expired", { op: "exists", path: "/" }).message, "SESSIONEXPIRED (exists /): the session has expired; connect a new client");
     assert.equal(endedError("authFailed", { op: "exists", path: "/" }).message, "AUTHFAILED (exists /): authentication failed; the client is finished");
   });
 

@@ -10,7 +10,7 @@ import { Connection, type ConnectionOwner } from "../wire/connection.ts";
 import { tickForTimeout } from "../wire/liveness.ts";
 import type { Clock } from "../clock.ts";
 import { type SaslClient, type SaslFactory, SaslRefused } from "../sasl/exchange.ts";
-import type { EndState } from "./session-states.ts";
+import { EXPIRED_ADVICE, type EndState } from "./session-states.ts";
 import { type Bound, Deadline, type Dialer, dialWithin } from "../transport/transport.ts";
 import type { Logger, TlsOptions } from "../types.ts";
 
@@ -120,13 +120,13 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   if (res.timeOut <= 0) {
     deadline.stop();
     c.close("session expired");
-    return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `session 0x${id.toString(16)} has expired` };
+    return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `session 0x${id.toString(16)} has expired; ${EXPIRED_ADVICE}` };
   }
   if (x.resume && res.sessionId !== id) {
     // Cannot happen with a correct server; treat it like an expiry rather than mix two sessions.
     deadline.stop();
     c.close("server answered with another session");
-    return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `server 0x${res.sessionId.toString(16)} answered for session 0x${id.toString(16)}` };
+    return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `server 0x${res.sessionId.toString(16)} answered for session 0x${id.toString(16)}; ${EXPIRED_ADVICE}` };
   }
   x.session.accepted(res);
   c.startTimers(res.timeOut);

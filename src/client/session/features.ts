@@ -20,10 +20,10 @@ import type { ServerFeatures, ServerGeneration } from "../types.ts";
 
 export type { Feature, Needs, ServerFeatures, ServerGeneration };
 
-/** The oldest line that has each feature, for error messages. */
+/** The oldest release that has each feature, for error messages. */
 const SINCE: Record<Feature, string> = {
-  containers: "3.5",
-  ttl: "3.5",
+  containers: "3.5.1",
+  ttl: "3.5.3",
   createWithStat: "3.5",
   removeWatches: "3.5",
   reconfig: "3.5",
@@ -67,7 +67,20 @@ export function unsupported(f: ServerFeatures, needs: Needs | undefined): string
   const missing = needs.features.filter((k) => !f[k]);
   if (missing.length === 0) return null;
   const since = missing.map((k) => SINCE[k]).sort().at(-1)!;
-  return `${needs.what} needs ZooKeeper ${since} or later (the server is ${f.generation})`;
+  const ttl = missing.includes("ttl") ? `, started with ${TTL_FLAG}` : "";
+  return `${needs.what} needs ZooKeeper ${since} or later${ttl} (the server is ${f.generation})`;
+}
+
+/** The server setting TTL nodes need (off by default: a 3.5.3+ server without it answers createTTL UNIMPLEMENTED). */
+export const TTL_FLAG = "-Dzookeeper.extendedTypesEnabled=true";
+
+/**
+ * A TTL create the server answered UNIMPLEMENTED: a 3.5.3+ server does so when TTLs are off (the default), and keeps
+ * the link. Says what it needs; any other error is returned as is (also the local refusal, which says it already).
+ */
+export function ttlRefused(e: unknown): unknown {
+  if (!(e instanceof ZooKeeperError) || e.code !== ErrorCode.UNIMPLEMENTED || e.message.includes(TTL_FLAG)) return e;
+  return new ZooKeeperError(ErrorCode.UNIMPLEMENTED, `TTL nodes are off on this server: it needs ${TTL_FLAG} (ZooKeeper ${SINCE.ttl} or later)`, { op: e.op, path: e.path, cause: e });
 }
 
 /** exists, its reply's Stat not read: a probe wants the code only. */

@@ -72,12 +72,15 @@ export function publicState(p: Phase): SessionState {
  */
 export const CLOSED_REASON = "the client is closed (close() was called); connect a new client";
 
+/** What an expired session's errors end with: the client is finished too (there is no reconnecting it). */
+export const EXPIRED_ADVICE = "connect a new client";
+
 /** The error of a call made once the session is over (or closing), by the state it shows. */
 export function endedError(shown: SessionState, req: { op: string; path?: string }): ZooKeeperError {
   const details = { op: req.op, path: req.path, sent: false };
   switch (shown) {
     case "expired":
-      return new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session has expired", details);
+      return new ZooKeeperError(ErrorCode.SESSIONEXPIRED, `the session has expired; ${EXPIRED_ADVICE}`, details);
     case "authFailed":
       return new ZooKeeperError(ErrorCode.AUTHFAILED, "authentication failed; the client is finished", details);
     default:

@@ -19,7 +19,7 @@ import { type Call, type CallContext, type CallSpec, Pending, type Send, answer,
 import { type SaslClient, SaslRefused, saslExchange, saslRejected } from "../sasl/exchange.ts";
 import type { Logger, SessionState } from "../types.ts";
 import { type Clock, type TimerHandle, lateAware, sleepOn, systemClock } from "../clock.ts";
-import { CLOSED_REASON, type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
+import { CLOSED_REASON, EXPIRED_ADVICE, type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
 import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "../transport/tls-errors.ts";
 import { type Bound, Deadline } from "../transport/transport.ts";
@@ -529,7 +529,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
     const left = Math.max(0, limit - (this.clock.now() - this.lastHeard));
     p.expiry = this.timers.setTimeout(() => {
       p.expiry = null;
-      if (this.phase === p) this.end("expired", ErrorCode.SESSIONEXPIRED, `no server reachable for ${Math.round(limit)} ms; the session has expired`);
+      if (this.phase === p) this.end("expired", ErrorCode.SESSIONEXPIRED, `no server reachable for ${Math.round(limit)} ms; the session has expired; ${EXPIRED_ADVICE}`);
     }, left);
   }
 

@@ -34,7 +34,7 @@ export function watchIterator(hooks: WatchIteratorHooks): AsyncIterable<WatchedE
       const watcher: Watcher = (event) => {
         if (ended) return;
         if (event.type === EventType.None) {
-          if (event.state === KeeperState.Expired) end(new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session expired while watching"));
+          if (event.state === KeeperState.Expired) end(new ZooKeeperError(ErrorCode.SESSIONEXPIRED, "the session expired while watching; connect a new client"));
           else if (event.state === KeeperState.Closed || event.state === KeeperState.AuthFailed) end();
           return;
         }
