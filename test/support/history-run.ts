@@ -10,6 +10,9 @@
 // may have applied, at any later time. Reads are sync + getData: a plain getData is served by the
 // server the client is on and may be stale (ZooKeeper promises sequential consistency for reads, not
 // linearizability), so only a read after a sync is checked as linearizable.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ZooKeeper, isZooKeeperError } from "../../src/index.ts";
 import { OpCode } from "../../src/protocol/constants.ts";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy.ts";
@@ -28,7 +31,8 @@ export interface HistoryOptions {
   root: string; // a fresh parent path; the keys are its children
   keys: readonly string[];
   clients: number;
-  rounds: number; // faults injected, cycling through FAULTS
+  rounds: number; // faults injected, cycling through `faults`
+  faults?: readonly Fault[]; // default FAULTS
   steadyMs: number; // workload without faults before, between and after the rounds
   seed: number;
   sessionTimeout?: number; // default 6000
@@ -68,6 +72,7 @@ interface Client {
 /** Runs the workload and the faults, then checks the history. Leaves the ensemble with a quorum. */
 export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<HistoryRun> {
   const random = rng(o.seed);
+  const cycle = o.faults ?? FAULTS;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)];
   const sessionTimeout = o.sessionTimeout ?? 6000;
   const deadline = o.opDeadlineMs ?? 30_000;
@@ -104,7 +109,8 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
       const r = await Promise.race([settled, hung]);
       clearTimeout(timer);
       const complete = performance.now();
-      const base = { client: c.name, key, invoke, input };
+      const server = ens.servers.find((s) => c.proxies[ens.servers.indexOf(s)].connectString === c.zk.remoteAddress);
+      const base = { client: c.name, key, invoke, input, ...(server ? { at: `zk${server.id}` } : {}) };
       if (r === "hung") {
         hangs.push(`${c.name} ${input.f} ${key} invoked at ${invoke.toFixed(0)} ms: not settled after ${deadline} ms`);
         c.stuck = true;
@@ -204,7 +210,7 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
         }
         case "stop-leader": {
           const stops = o.stopMs ?? [1500];
-          const ms = stops[Math.floor(round / FAULTS.length) % stops.length];
+          const ms = stops[Math.floor(round / cycle.length) % stops.length];
           const s = await ens.leader();
           await s.pause();
           await hold(ms);
@@ -219,7 +225,7 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
     try {
       await hold(o.steadyMs);
       for (let round = 0; round < o.rounds; round++) {
-        await inject(FAULTS[round % FAULTS.length], round);
+        await inject(cycle[round % cycle.length], round);
         await hold(o.steadyMs);
       }
     } finally {
@@ -236,9 +242,18 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
   const checkMs = performance.now() - t0;
   const perKey = o.keys.map((k) => `key ${k} ${history.filter((op) => op.key === k).length}`).join(", ");
   const count = (x: Outcome) => history.filter((op) => op.outcome === x).length;
+  // An unknown write whose (unique) value some ok read returned certainly took effect.
+  const readBack = new Set(history.flatMap((op) => (op.outcome === "ok" && op.output && "value" in op.output ? [`${op.key}\u0000${op.output.value}`] : [])));
+  const applied = history.filter((op) => op.outcome === "unknown" && op.input.f !== "read" && readBack.has(`${op.key}\u0000${op.input.value}`)).length;
   const why = [...errors].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(", ");
-  const summary = `history: ${o.keys.length} keys, ${history.length} ops (${perKey}), ${count("unknown")} unknown, ${count("fail")} fail (errors: ${why || "none"}), ` +
+  const summary = `history: ${o.keys.length} keys, ${history.length} ops (${perKey}), ${count("unknown")} unknown (${applied} of them read back), ${count("fail")} fail (errors: ${why || "none"}), ` +
     `${faults.length} faults, verdict ${result.verdict} (${result.keys.map((k) => k.states).reduce((a, b) => a + b, 0)} states, ${checkMs.toFixed(0)} ms; seed ${o.seed})`;
+  if (result.verdict !== "linearizable") {
+    // The whole history, for a look with the checker offline (Infinity is written as null).
+    const file = join(mkdtempSync(join(tmpdir(), "zk-history-")), "history.json");
+    writeFileSync(file, JSON.stringify({ seed: o.seed, faults, history }));
+    result.message += `\nwhole history: ${file}`;
+  }
   return { history, faults, hangs, result, checkMs, summary };
 }
 

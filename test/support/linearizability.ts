@@ -40,6 +40,8 @@ export interface Operation<I, O> {
   input: I;
   /** The result of an ok operation. */
   output?: O;
+  /** Where it ran (e.g. the server that answered), for messages. */
+  at?: string;
 }
 
 /** A sequential specification of one key. */
@@ -261,7 +263,7 @@ function explain<S, I, O>(ops: readonly Operation<I, O>[], model: Model<S, I, O>
   const line = (id: number): string => {
     const op = ops[id];
     const end = op.outcome === "unknown" ? "∞" : op.complete.toFixed(3);
-    return `${op.client} ${model.show(op.input, op.outcome === "ok" ? op.output : undefined)} [${op.invoke.toFixed(3)}, ${end}] ${op.outcome}`;
+    return `${op.client}${op.at ? `@${op.at}` : ""} ${model.show(op.input, op.outcome === "ok" ? op.output : undefined)} [${op.invoke.toFixed(3)}, ${end}] ${op.outcome}`;
   };
   const tail = stuck.placed.slice(-6);
   const open = stuck.open.filter((id) => id !== stuck.on);
