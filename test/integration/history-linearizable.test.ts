@@ -1,7 +1,8 @@
 // Jepsen-style history check against a real 3-server ensemble (test/support/history-run.ts): 4 clients,
-// each through fault proxies of its own, read (sync + getData), write and cas 3 znodes while links are cut,
-// reset, half-closed, blackholed, a setData reply is dropped, a follower is killed -9 and restarted and the
-// leader is SIGSTOPped (1.5 s, then 4 s: past syncLimit, a new election), each fault twice. Every call must settle, and every key's history must be linearizable
+// each through fault proxies of its own, read (sync + getData + a version check), write and cas 3 znodes
+// while links are cut, reset, half-closed, blackholed, a setData reply is dropped, a follower is killed -9
+// and restarted and the leader is SIGSTOPped (1.5 s, then 4 s: past syncLimit, a new election); each fault
+// twice. Every call must settle, and every key's history must be linearizable
 // (test/support/linearizability.ts). The same history with one outcome mislabelled must be rejected: the
 // run is able to catch a client that reports a write as failed when it took effect.
 import console from "node:console";
@@ -26,6 +27,7 @@ describe("history of reads, writes and cas under faults (3 servers)", () => {
     });
     console.log(`[history] faults: ${run.faults.join("; ")}`);
     console.log(`[history] ${run.summary}`);
+    console.log(`[history] ${run.syncLine}`);
     assert.deepEqual(run.hangs, [], "every call settled");
     assert.equal(run.result.verdict, "linearizable", run.result.message);
     assert.ok(run.history.filter((op) => op.outcome === "ok").length > 200, "the workload made progress");
