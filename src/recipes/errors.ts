@@ -38,6 +38,15 @@ export class LockReleasedError extends ZooKeeperError {
   }
 }
 
+/** Rejects `commit()` of a `Lock.transaction()` when the lock is not held (code NOAUTH); nothing was sent. */
+export class LockNotHeldError extends ZooKeeperError {
+  /** Made by `commit()`; `path` is the lock's path. */
+  constructor(path: string) {
+    super(ErrorCode.NOAUTH, "the lock is not held", { op: "transaction", path });
+    this.name = "LockNotHeldError";
+  }
+}
+
 /**
  * Rejects `commit()` of a `LeaderElection.transaction()` when this participant is not the leader (code NOAUTH);
  * nothing was sent.

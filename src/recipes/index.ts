@@ -7,6 +7,6 @@ export { Lock } from "./lock.ts";
 export type { LockEvents, LockLostReason, LockOptions } from "./lock.ts";
 export type { ElectionProtocol, LockNaming } from "./naming.ts";
 export { TreeCache } from "./tree-cache.ts";
-export { ElectionClosedError, LeadershipTimeoutError, LockNotReentrantError, LockReleasedError, LockTimeoutError, MemberIdTakenError, NotLeaderError, RecipeStateError } from "./errors.ts";
+export { ElectionClosedError, LeadershipTimeoutError, LockNotHeldError, LockNotReentrantError, LockReleasedError, LockTimeoutError, MemberIdTakenError, NotLeaderError, RecipeStateError } from "./errors.ts";
 export type { ElectionEndReason } from "./errors.ts";
 export type { CachedNode, TreeCacheEvents, TreeCacheOptions } from "./tree-cache.ts";
