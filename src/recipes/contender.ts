@@ -40,6 +40,8 @@ export interface ContenderOptions {
   serial?: Serial;
   /** Leader hint of big elections (ContenderQueue, `markLeader`). */
   hint?: boolean;
+  /** Which lower contenders ours waits for (a reader: writers only); default all. Ours is "first" when none is left. */
+  waitsFor?: (name: string) => boolean;
   /** Names the error of a listing that keeps changing: the op, and what the contenders are called. */
   op: string;
   noun: string;
@@ -75,7 +77,7 @@ export class Contender {
     this.events = events;
     this.options = options;
     this.serial = options.serial ?? new Serial();
-    this.queue = new ContenderQueue(zk, path, naming, { useHint: options.hint ?? false });
+    this.queue = new ContenderQueue(zk, path, naming, { useHint: options.hint ?? false, waitsFor: options.waitsFor });
   }
 
   get phase(): ContenderPhase {

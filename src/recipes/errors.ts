@@ -48,6 +48,18 @@ export class LockNotHeldError extends ZooKeeperError {
 }
 
 /**
+ * Rejects `writeLock.acquire()` of a ReadWriteLock whose read lock is held or being acquired (code APIERROR): a read
+ * lock cannot be upgraded (the writer would wait for our own reader). Release the read lock first.
+ */
+export class LockUpgradeError extends ZooKeeperError {
+  /** Made by `writeLock.acquire()`; `path` is the lock's path. */
+  constructor(path: string) {
+    super(ErrorCode.APIERROR, "the read lock is held or being acquired: it cannot be upgraded to the write lock; release it first", { op: "acquire", path });
+    this.name = "LockUpgradeError";
+  }
+}
+
+/**
  * Rejects `commit()` of a `LeaderElection.transaction()` when this participant is not the leader (code NOAUTH);
  * nothing was sent.
  */

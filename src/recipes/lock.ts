@@ -23,6 +23,18 @@ export interface LockOptions {
   naming?: LockNaming;
 }
 
+/**
+ * How a ReadWriteLock's side differs from a plain Lock (internal: not exported by the package): its names, which
+ * lower contenders it waits for, and a refusal checked before each acquire (a read -> write upgrade).
+ */
+export interface LockSide {
+  naming: Naming;
+  waitsFor?: (name: string) => boolean;
+  refuse?: () => Error | null;
+}
+/** The LockOptions key of a LockSide. */
+export const LOCK_SIDE: unique symbol = Symbol("zookeeper-ts lock side");
+
 /** Events of a Lock. */
 export interface LockEvents {
   /** The lock was held and no longer is (not emitted for release()). */
@@ -53,6 +65,7 @@ export class Lock extends TypedEventEmitter<LockEvents> {
   readonly naming: LockNaming;
   private readonly zk: ZooKeeper;
   private readonly protocol: Naming;
+  private readonly side: LockSide | undefined;
   private readonly serial = new Serial(); // shared by the attempts: an acquire queues behind the last cleanup
   private readonly lease: Lease;
   private attempt: Attempt | null = null;
@@ -70,7 +83,8 @@ export class Lock extends TypedEventEmitter<LockEvents> {
     this.path = path;
     this.id = o.id ?? "";
     this.naming = o.naming ?? "curator";
-    this.protocol = naming;
+    this.side = (o as { [LOCK_SIDE]?: LockSide })[LOCK_SIDE];
+    this.protocol = this.side?.naming ?? naming;
     this.lease = new Lease(zk, "disconnected");
   }
 
@@ -106,6 +120,8 @@ export class Lock extends TypedEventEmitter<LockEvents> {
   acquire(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<void> {
     if (TERMINAL.has(this.zk.state)) return Promise.reject(endedSession(this.zk.state, "acquire", this.path));
     if (this.attempt && !this.attempt.contender.gone) return Promise.reject(new LockNotReentrantError(this.path));
+    const refused = this.side?.refuse?.();
+    if (refused) return Promise.reject(refused);
     const { signal, timeout } = options ?? {};
     if (timeout !== undefined && (typeof timeout !== "number" || !(timeout >= 0))) {
       return Promise.reject(new ZooKeeperError(ErrorCode.BADARGUMENTS, "timeout must be a number of ms >= 0", { op: "acquire", path: this.path }));
@@ -117,7 +133,7 @@ export class Lock extends TypedEventEmitter<LockEvents> {
         if (timer !== undefined) this.zk.clock.clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
       };
-      const contender = new Contender(this.zk, this.path, this.protocol, this.id, this.policy(() => attempt), { serial: this.serial, op: "acquire", noun: "contenders" });
+      const contender = new Contender(this.zk, this.path, this.protocol, this.id, this.policy(() => attempt), { serial: this.serial, op: "acquire", noun: "contenders", waitsFor: this.side?.waitsFor });
       const attempt: Attempt = {
         contender,
         held: false,
