@@ -59,6 +59,19 @@ export class LockUpgradeError extends ZooKeeperError {
   }
 }
 
+/** Rejects `Semaphore.acquire({ timeout })` when no lease was had in time (code OPERATIONTIMEOUT); nothing is left behind. */
+export class SemaphoreTimeoutError extends ZooKeeperError {
+  /** The timeout that passed, ms. */
+  readonly timeout: number;
+
+  /** Made by `acquire()`; `path` is the semaphore's path. */
+  constructor(path: string, timeout: number) {
+    super(ErrorCode.OPERATIONTIMEOUT, `no lease acquired within ${timeout} ms`, { op: "acquire", path });
+    this.name = "SemaphoreTimeoutError";
+    this.timeout = timeout;
+  }
+}
+
 /**
  * Rejects `commit()` of a `LeaderElection.transaction()` when this participant is not the leader (code NOAUTH);
  * nothing was sent.

@@ -8,7 +8,7 @@
 // Order is by the sequence, never by the whole name: every contender has its own uuid prefix.
 import { randomUUID } from "node:crypto";
 
-export type NamingKind = "curator-latch" | "curator-lock" | "kazoo" | "curator-read" | "curator-write" | "kazoo-read" | "kazoo-write";
+export type NamingKind = "curator-latch" | "curator-lock" | "kazoo" | "curator-read" | "curator-write" | "kazoo-read" | "kazoo-write" | "curator-lease";
 
 export interface Naming {
   readonly kind: NamingKind;
@@ -45,6 +45,9 @@ export const NAMINGS: Readonly<Record<"curator-latch" | "curator-lock" | "kazoo"
     },
   },
 };
+
+/** Curator InterProcessSemaphoreV2's lease znodes under `<path>/leases`: `_c_<uuid>-lease-<10-digit seq>`. */
+export const CURATOR_LEASE: Naming = curator("curator-lease", "lease-");
 
 /** The two sides of a read-write lock: names that sort together, and which names are writers. */
 export interface ReadWriteNaming {
