@@ -1,6 +1,6 @@
 // zookeeper-ts ReadWriteLock and Semaphore sharing paths with Curator (InterProcessReadWriteLock,
 // InterProcessSemaphoreV2; Debian's libcurator-recipes-java) and kazoo (WriteLock, Semaphore; Debian's python3-kazoo
-// 2.8.0) processes on a standalone server, no faults: each process logs its own holds (HOLD/FREE on its monotonic
+// 2.8.0) processes on a standalone server, with a holder killed -9 midway: each process logs its own holds (HOLD/FREE on its monotonic
 // clock, mapped onto ours), and the verdict is drawn from those logs: no writer beside anyone, never more leases than
 // permits, every contender served. kazoo 2.8's ReadLock is left out: it waits for the highest writer present, even
 // one after it, and deadlocks with it (kazoo #650, fixed in 2.9); its WriteLock is sound.
@@ -22,8 +22,18 @@ interface Hold extends HeldInterval {
   role: Role;
 }
 
-/** Runs the contenders until each has held HOLDS_EACH times; returns every hold begun before the closing. */
-async function run(path: string, naming: "curator" | "kazoo", members: Array<[ContenderKind, Role]>, permits?: number): Promise<{ holds: Hold[]; each: Record<string, number> }> {
+/**
+ * Runs the contenders until each has held HOLDS_EACH times; with `kill`, then kills -9 a holder (of the foreign kind
+ * when one holds) and runs until every survivor has held twice more (its hold ends at the kill; its lease or lock
+ * znode stays until the server expires its session). Returns every hold begun before the closing.
+ */
+async function run(
+  path: string,
+  naming: "curator" | "kazoo",
+  members: Array<[ContenderKind, Role]>,
+  options: { permits?: number; kill?: boolean } = {},
+): Promise<{ holds: Hold[]; each: Record<string, number>; killed: string | null }> {
+  const permits = options.permits;
   const holds: Hold[] = [];
   const open = new Map<Contender, Hold>();
   const contenders = await Promise.all(
@@ -47,16 +57,31 @@ async function run(path: string, naming: "curator" | "kazoo", members: Array<[Co
   });
   const count = (): Record<string, number> => Object.fromEntries(contenders.map((c) => [c.id, holds.filter((h) => h.who === c && h.end !== null).length]));
   let closingAt = 0n;
+  let killed: Contender | null = null;
   try {
     await until(`every contender served ${HOLDS_EACH} times`, () => Object.values(count()).every((n) => n >= HOLDS_EACH), 90_000, 20);
+    if (options.kill) {
+      const holder = (): Contender | undefined => [...open.keys()].sort((a, b) => Number(a.kind === "ts") - Number(b.kind === "ts"))[0];
+      await until("a holder to kill", () => holder() !== undefined, 20_000, 1);
+      const victim = holder()!;
+      const at = process.hrtime.bigint();
+      await victim.kill("SIGKILL");
+      const h = open.get(victim);
+      if (h && h.end === null) h.end = at;
+      open.delete(victim);
+      killed = victim;
+      const before = count();
+      const survivors = contenders.filter((c) => c !== victim);
+      await until("every survivor served twice after the kill", () => survivors.every((c) => count()[c.id] >= before[c.id] + 2), SESSION_MS + 60_000, 20);
+    }
   } finally {
     closingAt = process.hrtime.bigint();
     await Promise.all(contenders.map((c) => c.close(5000)));
   }
   // An acquire cut short by the closing reports an error; none before it.
-  const errors = contenders.flatMap((c) => c.lines.filter((l) => l.kind === "ERROR" && l.receivedNs < closingAt).map((l) => `${c.id}: ${l.line}`));
+  const errors = contenders.filter((c) => c !== killed).flatMap((c) => c.lines.filter((l) => l.kind === "ERROR" && l.receivedNs < closingAt).map((l) => `${c.id}: ${l.line}`));
   assert.deepEqual(errors, [], "no contender reported an error before the closing");
-  return { holds: holds.filter((h) => h.start < closingAt).map((h) => ({ ...h, end: h.end ?? closingAt })), each: count() };
+  return { holds: holds.filter((h) => h.start < closingAt).map((h) => ({ ...h, end: h.end ?? closingAt })), each: count(), killed: killed?.id ?? null };
 }
 
 let connectString = "";
@@ -72,11 +97,11 @@ describe("ReadWriteLock and Semaphore interop with Curator and kazoo", () => {
     ["kazoo", [["ts", "read"], ["ts", "write"], ["python", "write"], ["python", "write"], ["ts", "read"]]],
   ];
   for (const [naming, members] of rw) {
-    it(`read-write lock, ${naming}: no writer beside a reader or a writer, every contender served`, async () => {
-      const { holds, each } = await run(`/interop-rwlock-${naming}-${tag}`, naming, members);
+    it(`read-write lock, ${naming}: no writer beside a reader or a writer, every contender served, through kill -9 of a holder`, async () => {
+      const { holds, each, killed } = await run(`/interop-rwlock-${naming}-${tag}`, naming, members, { kill: true });
       const bad = overlapping(holds, (a, b) => a.role === "write" || b.role === "write");
       const readersAtOnce = maxConcurrent(holds.filter((h) => h.role === "read"));
-      console.log(`[rwlock interop ${naming}] holds ${holds.length}, writer overlaps ${bad.length}, most readers at once ${readersAtOnce}, each ${JSON.stringify(each)}`);
+      console.log(`[rwlock interop ${naming}] holds ${holds.length}, writer overlaps ${bad.length}, most readers at once ${readersAtOnce}, each ${JSON.stringify(each)}, killed ${killed}`);
       assert.deepEqual(bad, []);
     }, 150_000);
   }
@@ -86,11 +111,11 @@ describe("ReadWriteLock and Semaphore interop with Curator and kazoo", () => {
     ["kazoo", "python"],
   ];
   for (const [naming, foreign] of sem) {
-    it(`semaphore, ${naming}: never more leases than permits (2) among zookeeper-ts and ${foreign} holders, every contender served`, async () => {
+    it(`semaphore, ${naming}: never more leases than permits (2) among zookeeper-ts and ${foreign} holders, every contender served, through kill -9 of a holder`, async () => {
       const members: Array<[ContenderKind, Role]> = [["ts", "sem"], [foreign, "sem"], ["ts", "sem"], [foreign, "sem"], ["ts", "sem"]];
-      const { holds, each } = await run(`/interop-semaphore-${naming}-${tag}`, naming, members, 2);
+      const { holds, each, killed } = await run(`/interop-semaphore-${naming}-${tag}`, naming, members, { permits: 2, kill: true });
       const most = maxConcurrent(holds);
-      console.log(`[semaphore interop ${naming}] holds ${holds.length}, most leases at once ${most} (permits 2), each ${JSON.stringify(each)}`);
+      console.log(`[semaphore interop ${naming}] holds ${holds.length}, most leases at once ${most} (permits 2), each ${JSON.stringify(each)}, killed ${killed}`);
       assert.ok(most <= 2, `${most} leases at once`);
     }, 150_000);
   }
