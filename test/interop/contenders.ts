@@ -3,7 +3,7 @@
 // LeaderSelector) and kazoo (kazoo_participant.py: Lock or Election). Clocks are mapped onto ours.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { LineProcess, REPO_DIR, runtimeCommand } from "../support/line-process.ts";
+import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "../support/line-process.ts";
 import { JVM_FLAGS, compileJava, curatorClasspath } from "./java-participant.ts";
 
 export type ContenderKind = "ts" | "java" | "python";
@@ -25,6 +25,8 @@ export interface ContenderSpec {
   /** The semaphore's permits (role "sem"). */
   permits?: number;
   holdMs?: number;
+  /** The runtime of a zookeeper-ts contender (default node). */
+  runtime?: Runtime;
 }
 
 const live = new Set<LineProcess>();
@@ -59,7 +61,7 @@ export async function spawnContender(spec: ContenderSpec): Promise<Contender> {
     cmd = "/usr/bin/python3";
     args = [PYTHON, spec.connectString, spec.path, spec.id, String(spec.sessionMs), spec.role === "sem" ? `sem:${spec.permits}` : spec.role, hold];
   } else {
-    const [c, base] = runtimeCommand("node", TS);
+    const [c, base] = runtimeCommand(spec.runtime ?? "node", TS);
     cmd = c;
     args = [...base, spec.connectString, spec.path, spec.id, String(spec.sessionMs), spec.role === "sem" ? `sem:${spec.variant}:${spec.permits}` : `${spec.role}:${spec.variant}`, hold];
   }

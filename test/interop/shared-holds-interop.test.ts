@@ -1,7 +1,7 @@
 // zookeeper-ts ReadWriteLock and Semaphore sharing paths with Curator (InterProcessReadWriteLock,
 // InterProcessSemaphoreV2; Debian's libcurator-recipes-java) and kazoo (WriteLock, Semaphore; Debian's python3-kazoo
-// 2.8.0) processes on a standalone server, with a holder killed -9 midway: each process logs its own holds (HOLD/FREE on its monotonic
-// clock, mapped onto ours), and the verdict is drawn from those logs: no writer beside anyone, never more leases than
+// 2.8.0) processes (zookeeper-ts ones on Node, Bun and Deno) on a standalone server, with a holder killed -9 midway:
+// each process logs its own holds (HOLD/FREE on its monotonic clock, mapped onto ours), and the verdict is drawn from those logs: no writer beside anyone, never more leases than
 // permits, every contender served. kazoo 2.8's ReadLock is left out: it waits for the highest writer present, even
 // one after it, and deadlocks with it (kazoo #650, fixed in 2.9); its WriteLock is sound.
 import assert from "node:assert/strict";
@@ -15,6 +15,7 @@ import { maxConcurrent, overlapping, type HeldInterval } from "./hold-analysis.t
 const SESSION_MS = 4000;
 const HOLDS_EACH = 5; // every contender is served this many times before the run ends
 const tag = randomUUID().slice(0, 8);
+const RUNTIMES = ["node", "bun", "deno"] as const;
 
 type Role = "read" | "write" | "sem";
 interface Hold extends HeldInterval {
@@ -37,7 +38,10 @@ async function run(
   const holds: Hold[] = [];
   const open = new Map<Contender, Hold>();
   const contenders = await Promise.all(
-    members.map(([kind, role], i) => spawnContender({ kind, connectString, path, id: `${kind}-${role}-${i}`, sessionMs: SESSION_MS, role, variant: naming, permits })),
+    members.map(([kind, role], i) => {
+      const runtime = RUNTIMES[members.slice(0, i).filter(([k]) => k === "ts").length % RUNTIMES.length]; // zookeeper-ts ones on Node, Bun, Deno
+      return spawnContender({ kind, connectString, path, id: `${kind === "ts" ? runtime : kind}-${role}-${i}`, sessionMs: SESSION_MS, role, variant: naming, permits, runtime });
+    }),
   );
   contenders.forEach((c, i) => {
     const role = members[i][1];
