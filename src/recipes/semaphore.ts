@@ -140,7 +140,8 @@ export class Semaphore {
         lease = await HeldLease.take(this.zk, node);
         return lease;
       } catch (e) {
-        if (signal.aborted || !isZooKeeperError(e, ErrorCode.CONNECTIONLOSS) || TERMINAL.has(this.zk.state)) throw e;
+        if (signal.aborted || !isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
+        if (TERMINAL.has(this.zk.state)) throw endedSession(this.zk.state, "acquire", this.path); // the mutex lost with the session
       } finally {
         if (lease === null && ours.node !== null) await deleteNode(this.zk, ours.node).catch(() => {});
         await mutex.release().catch(() => {});

@@ -110,6 +110,24 @@ describe("Semaphore", () => {
     }, 40_000);
   }
 
+  for (const naming of ["curator", "kazoo"] as const) {
+    it(`${naming}: a waiter whose client closes rejects with the session's end and leaves nothing`, async () => {
+      const path = `${root}/${naming}/closing`;
+      const a = new Semaphore(await client(), path, { permits: 1, id: "a", naming });
+      const held = await a.acquire();
+      const zk = await ZooKeeper.connect((await sharedServer()).connectString, { sessionTimeout: 10_000 });
+      const waiting = new Semaphore(zk, path, { permits: 1, id: "w", naming }).acquire();
+      const lockPath = naming === "curator" ? `${path}/locks` : `${path}-__lock__`;
+      const admin = await client();
+      await until("the waiter holds the mutex", async () => (await admin.getChildren(lockPath)).length === 1);
+      await zk.close();
+      await assert.rejects(waiting, (e) => isZooKeeperError(e, ErrorCode.SESSIONEXPIRED));
+      assert.deepEqual(await admin.getChildren(lockPath), []);
+      assert.deepEqual(await a.leases(), ["a"]);
+      await held.release();
+    }, 30_000);
+  }
+
   it("kazoo: a stored max_leases other than permits is refused with BADARGUMENTS", async () => {
     const path = `${root}/kazoo/max`;
     const admin = await client();
