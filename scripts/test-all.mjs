@@ -37,6 +37,8 @@ const CROSS_RUNTIME = [
   "test/integration/recipes-blackhole.test.ts",
   "test/package/error-identity.test.ts",
   "test/integration/recipes-lock.test.ts",
+  "test/integration/recipes-rwlock.test.ts",
+  "test/integration/recipes-semaphore.test.ts",
   "test/integration/recipes-tree-cache.test.ts",
   "test/integration/cli-commands.test.ts",
   "test/integration/cli-shell.test.ts",

@@ -100,13 +100,16 @@ export class ContenderQueue {
   private listed = false;
   private floor: { name: string; seq: number } | null = null; // the lowest of a truncated listing's window
   private readonly useHint: boolean;
+  private readonly waitsFor: ((name: string) => boolean) | undefined;
 
-  constructor(zk: ZooKeeper, path: string, naming: Naming, options: { limit?: number; useHint?: boolean } = {}) {
+  /** `waitsFor` picks the lower contenders that count (a reader of a read-write lock waits only for writers); default all. */
+  constructor(zk: ZooKeeper, path: string, naming: Naming, options: { limit?: number; useHint?: boolean; waitsFor?: (name: string) => boolean } = {}) {
     this.zk = zk;
     this.path = path;
     this.naming = naming;
     this.limit = options.limit ?? 16;
     this.useHint = options.useHint ?? false;
+    this.waitsFor = options.waitsFor;
   }
 
   /** Forget everything (a new candidate of ours, or a reconnect): the next step lists the children. */
@@ -156,6 +159,7 @@ export class ContenderQueue {
       }
       const seq = this.naming.sequenceOf(name);
       if (seq === undefined || seq > ourSeq || (seq === ourSeq && name > oursName)) continue;
+      if (this.waitsFor !== undefined && !this.waitsFor(name)) continue; // lower, but not one we wait for
       lower++;
       if (near.length === this.limit && before(name, seq, near[0])) continue;
       let i = near.length; // insertion into the small ascending window

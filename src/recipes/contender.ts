@@ -3,7 +3,7 @@
 // and a watch on its predecessor only (no herd). Lock and LeaderElection are policies on top of it: they
 // decide what being first, falling behind, a doubtful link or a lost znode means to them.
 import type { SessionState, Stat, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
-import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
+import { Op, Transaction, ZooKeeperError, isZooKeeperError } from "../client/index.ts";
 import { ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { ContenderQueue, createContender } from "./candidates.ts";
 import type { Naming } from "./naming.ts";
@@ -40,6 +40,8 @@ export interface ContenderOptions {
   serial?: Serial;
   /** Leader hint of big elections (ContenderQueue, `markLeader`). */
   hint?: boolean;
+  /** Which lower contenders ours waits for (a reader: writers only); default all. Ours is "first" when none is left. */
+  waitsFor?: (name: string) => boolean;
   /** Names the error of a listing that keeps changing: the op, and what the contenders are called. */
   op: string;
   noun: string;
@@ -75,7 +77,7 @@ export class Contender {
     this.events = events;
     this.options = options;
     this.serial = options.serial ?? new Serial();
-    this.queue = new ContenderQueue(zk, path, naming, { useHint: options.hint ?? false });
+    this.queue = new ContenderQueue(zk, path, naming, { useHint: options.hint ?? false, waitsFor: options.waitsFor });
   }
 
   get phase(): ContenderPhase {
@@ -306,4 +308,25 @@ export class Contender {
     this.events.lost(reason);
     this.stop();
   }
+}
+
+/**
+ * A Transaction that commits only while `term()` gives the holder's term (its contender znode's version): the
+ * ops go in one multi with a check of that znode, so the server rejects them atomically (NONODE or BADVERSION)
+ * once it is gone; with no term, `refuse()` is thrown before anything is sent. The results are those of the
+ * ops (the check's is left off). LeaderElection.transaction() and Lock.transaction() are this.
+ */
+export function guardedTransaction(zk: ZooKeeper, contender: () => Contender | null, term: () => { version: number } | null, refuse: () => Error): Transaction {
+  return new Transaction(async (ops) => {
+    const ours = contender();
+    const guard = ours?.node ?? null;
+    const held = term();
+    if (ours === null || guard === null || held === null) throw refuse();
+    try {
+      return (await zk.multi([...ops, Op.check(guard, held.version)])).slice(0, ops.length);
+    } catch (e) {
+      if (isZooKeeperError(e) && e.path === guard) ours.check(); // our znode changed: find out now
+      throw e;
+    }
+  });
 }

@@ -38,6 +38,40 @@ export class LockReleasedError extends ZooKeeperError {
   }
 }
 
+/** Rejects `commit()` of a `Lock.transaction()` when the lock is not held (code NOAUTH); nothing was sent. */
+export class LockNotHeldError extends ZooKeeperError {
+  /** Made by `commit()`; `path` is the lock's path. */
+  constructor(path: string) {
+    super(ErrorCode.NOAUTH, "the lock is not held", { op: "transaction", path });
+    this.name = "LockNotHeldError";
+  }
+}
+
+/**
+ * Rejects `writeLock.acquire()` of a ReadWriteLock whose read lock is held or being acquired (code APIERROR): a read
+ * lock cannot be upgraded (the writer would wait for our own reader). Release the read lock first.
+ */
+export class LockUpgradeError extends ZooKeeperError {
+  /** Made by `writeLock.acquire()`; `path` is the lock's path. */
+  constructor(path: string) {
+    super(ErrorCode.APIERROR, "the read lock is held or being acquired: it cannot be upgraded to the write lock; release it first", { op: "acquire", path });
+    this.name = "LockUpgradeError";
+  }
+}
+
+/** Rejects `Semaphore.acquire({ timeout })` when no lease was had in time (code OPERATIONTIMEOUT); nothing is left behind. */
+export class SemaphoreTimeoutError extends ZooKeeperError {
+  /** The timeout that passed, ms. */
+  readonly timeout: number;
+
+  /** Made by `acquire()`; `path` is the semaphore's path. */
+  constructor(path: string, timeout: number) {
+    super(ErrorCode.OPERATIONTIMEOUT, `no lease acquired within ${timeout} ms`, { op: "acquire", path });
+    this.name = "SemaphoreTimeoutError";
+    this.timeout = timeout;
+  }
+}
+
 /**
  * Rejects `commit()` of a `LeaderElection.transaction()` when this participant is not the leader (code NOAUTH);
  * nothing was sent.

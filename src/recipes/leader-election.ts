@@ -3,9 +3,9 @@
 // the leader must own the first znode (ephemeralOwner), and leadership ends at the first doubt.
 import { TypedEventEmitter } from "../client/emitter.ts";
 import type { Stat, ZooKeeper } from "../client/index.ts";
-import { Op, Transaction, ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
+import { type Transaction, ZooKeeperError, emitIsolated } from "../client/index.ts";
 import { readParticipants, type Participant } from "./candidates.ts";
-import { Contender, type ContenderEvents } from "./contender.ts";
+import { Contender, guardedTransaction, type ContenderEvents } from "./contender.ts";
 import { ElectionClosedError, LeadershipTimeoutError, NotLeaderError, RecipeStateError } from "./errors.ts";
 import type { ElectionProtocol, Naming } from "./naming.ts";
 import { Lease, Waiters, checkRecipePath, electionOptions, publishRecipe, reportError, runHeld } from "./support.ts";
@@ -139,17 +139,7 @@ export class LeaderElection extends TypedEventEmitter<LeaderElectionEvents> {
    * once that znode is gone. The results are those of our ops (the check's is left off).
    */
   transaction(): Transaction {
-    return new Transaction(async (ops) => {
-      const guard = this.contender.node;
-      const term = this.isLeader ? this.term : null;
-      if (term === null || guard === null) throw new NotLeaderError(this.path, this.id);
-      try {
-        return (await this.zk.multi([...ops, Op.check(guard, term.version)])).slice(0, ops.length);
-      } catch (e) {
-        if (isZooKeeperError(e) && e.path === guard) this.contender.check(); // our znode changed: find out now
-        throw e;
-      }
-    });
+    return guardedTransaction(this.zk, () => this.contender, () => (this.isLeader ? this.term : null), () => new NotLeaderError(this.path, this.id));
   }
 
   /** Steps down (when leading) and rejoins at the back of the queue. */

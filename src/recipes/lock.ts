@@ -3,12 +3,12 @@
 // sequence, each waiter watches only its predecessor, the holder must own the first znode
 // (ephemeralOwner), and the lock counts as held only while nothing casts doubt on it.
 import { TypedEventEmitter } from "../client/emitter.ts";
-import type { TimerHandle, ZooKeeper } from "../client/index.ts";
+import type { Stat, TimerHandle, Transaction, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
 import { readParticipants, type Participant } from "./candidates.ts";
-import { Contender, type ContenderEvents } from "./contender.ts";
-import { LockNotReentrantError, LockReleasedError, LockTimeoutError } from "./errors.ts";
+import { Contender, guardedTransaction, type ContenderEvents } from "./contender.ts";
+import { LockNotHeldError, LockNotReentrantError, LockReleasedError, LockTimeoutError } from "./errors.ts";
 import { lockNaming, type LockNaming, type Naming } from "./naming.ts";
 import { Lease, Serial, TERMINAL, checkRecipePath, endedSession, publishRecipe, runHeld } from "./support.ts";
 
@@ -22,6 +22,18 @@ export interface LockOptions {
   /** Whose lock to speak (default "curator"). */
   naming?: LockNaming;
 }
+
+/**
+ * How a ReadWriteLock's side differs from a plain Lock (internal: not exported by the package): its names, which
+ * lower contenders it waits for, and a refusal checked before each acquire (a read -> write upgrade).
+ */
+export interface LockSide {
+  naming: Naming;
+  waitsFor?: (name: string) => boolean;
+  refuse?: () => Error | null;
+}
+/** The LockOptions key of a LockSide. */
+export const LOCK_SIDE: unique symbol = Symbol("zookeeper-ts lock side");
 
 /** Events of a Lock. */
 export interface LockEvents {
@@ -53,10 +65,11 @@ export class Lock extends TypedEventEmitter<LockEvents> {
   readonly naming: LockNaming;
   private readonly zk: ZooKeeper;
   private readonly protocol: Naming;
+  private readonly side: LockSide | undefined;
   private readonly serial = new Serial(); // shared by the attempts: an acquire queues behind the last cleanup
   private readonly lease: Lease;
   private attempt: Attempt | null = null;
-  private heldToken: bigint | undefined;
+  private term: { token: bigint; version: number } | undefined; // while held: our znode's czxid and version
 
   /** Prepares a lock; nothing is sent before `acquire()`. Throws BADARGUMENTS for an invalid path or options. */
   constructor(zk: ZooKeeper, path: string, options: LockOptions = {}) {
@@ -70,7 +83,8 @@ export class Lock extends TypedEventEmitter<LockEvents> {
     this.path = path;
     this.id = o.id ?? "";
     this.naming = o.naming ?? "curator";
-    this.protocol = naming;
+    this.side = (o as { [LOCK_SIDE]?: LockSide })[LOCK_SIDE];
+    this.protocol = this.side?.naming ?? naming;
     this.lease = new Lease(zk, "disconnected");
   }
 
@@ -85,7 +99,7 @@ export class Lock extends TypedEventEmitter<LockEvents> {
 
   /** Fencing token while held: our lock znode's czxid (grows from holder to holder). */
   get token(): bigint | undefined {
-    return this.isHeld ? this.heldToken : undefined;
+    return this.isHeld ? this.term?.token : undefined;
   }
 
   /** Our contender znode, or null while we have none. */
@@ -106,6 +120,8 @@ export class Lock extends TypedEventEmitter<LockEvents> {
   acquire(options: { signal?: AbortSignal; timeout?: number } = {}): Promise<void> {
     if (TERMINAL.has(this.zk.state)) return Promise.reject(endedSession(this.zk.state, "acquire", this.path));
     if (this.attempt && !this.attempt.contender.gone) return Promise.reject(new LockNotReentrantError(this.path));
+    const refused = this.side?.refuse?.();
+    if (refused) return Promise.reject(refused);
     const { signal, timeout } = options ?? {};
     if (timeout !== undefined && (typeof timeout !== "number" || !(timeout >= 0))) {
       return Promise.reject(new ZooKeeperError(ErrorCode.BADARGUMENTS, "timeout must be a number of ms >= 0", { op: "acquire", path: this.path }));
@@ -117,7 +133,7 @@ export class Lock extends TypedEventEmitter<LockEvents> {
         if (timer !== undefined) this.zk.clock.clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
       };
-      const contender = new Contender(this.zk, this.path, this.protocol, this.id, this.policy(() => attempt), { serial: this.serial, op: "acquire", noun: "contenders" });
+      const contender = new Contender(this.zk, this.path, this.protocol, this.id, this.policy(() => attempt), { serial: this.serial, op: "acquire", noun: "contenders", waitsFor: this.side?.waitsFor });
       const attempt: Attempt = {
         contender,
         held: false,
@@ -136,6 +152,16 @@ export class Lock extends TypedEventEmitter<LockEvents> {
       if (timeout !== undefined) timer = this.zk.clock.setTimeout(() => giveUp(new LockTimeoutError(this.path, timeout)), timeout);
       void contender.stand().catch((e) => contender.fail(e)); // a failed create ends the attempt as a failed check does
     });
+  }
+
+  /**
+   * A Transaction that commits only while the lock is held (fencing, as `LeaderElection.transaction()`): commit()
+   * rejects with LockNotHeldError (NOAUTH) before sending anything when `isHeld` is false; otherwise the ops go in
+   * one multi with a check of our lock znode, so the server rejects them atomically (NONODE or BADVERSION) once
+   * that znode is gone (a delete behind our back, the session expired). The results are those of our ops.
+   */
+  transaction(): Transaction {
+    return guardedTransaction(this.zk, () => this.attempt?.contender ?? null, () => (this.isHeld ? (this.term ?? null) : null), () => new LockNotHeldError(this.path));
   }
 
   /** Releases the lock (or gives up a pending acquire); resolves once our znode is gone. */
@@ -169,7 +195,7 @@ export class Lock extends TypedEventEmitter<LockEvents> {
   /** What the attempt's contender says, and what it means to the lock (`attempt` is read when it speaks). */
   private policy(attempt: () => Attempt): ContenderEvents {
     return {
-      first: (stat) => this.hold(attempt(), stat.czxid),
+      first: (stat) => this.hold(attempt(), stat),
       behind: () => this.loseHeld(attempt(), "deleted"), // a hand-made lower name appeared
       suspended: () => this.loseHeld(attempt(), "disconnected"), // the znode is deleted once we are back
       lost: (reason) => (reason === "deleted" ? this.loseHeld(attempt(), reason) : this.lose(attempt(), reason)), // a waiter stands again
@@ -178,12 +204,12 @@ export class Lock extends TypedEventEmitter<LockEvents> {
     };
   }
 
-  private hold(attempt: Attempt, token: bigint): void {
+  private hold(attempt: Attempt, stat: Stat): void {
     if (this.zk.state !== "connected") return; // re-checked on "connected"
-    this.heldToken = token;
+    this.term = { token: stat.czxid, version: stat.version };
     if (attempt.held) return;
     attempt.held = true;
-    publishRecipe("lock", () => ({ path: this.path, id: this.id, event: "acquired", token: token.toString() }));
+    publishRecipe("lock", () => ({ path: this.path, id: this.id, event: "acquired", token: stat.czxid.toString() }));
     attempt.resolve();
   }
 
@@ -200,7 +226,7 @@ export class Lock extends TypedEventEmitter<LockEvents> {
     if (attempt.contender.gone) return;
     const wasHeld = attempt.held;
     attempt.held = false;
-    this.heldToken = undefined;
+    this.term = undefined;
     void this.end(attempt);
     if (wasHeld) {
       publishRecipe("lock", () => ({ path: this.path, id: this.id, event: "lost", reason }));
@@ -215,7 +241,7 @@ export class Lock extends TypedEventEmitter<LockEvents> {
     await attempt.contender.leave();
     if (this.attempt !== attempt) return;
     this.attempt = null;
-    this.heldToken = undefined;
+    this.term = undefined;
   }
 
   /** A throwing listener must not break the lock's bookkeeping: it is reported by the client's policy (zk.reportListenerError). */

@@ -2,10 +2,13 @@
 //   Curator LeaderLatch        `_c_<uuid>-latch-<10-digit seq>`  (ordered by the number after the last "latch-")
 //   Curator InterProcessMutex  `_c_<uuid>-lock-<10-digit seq>`   (LeaderSelector too; after the last "lock-")
 //   kazoo Lock / Election      `<uuid hex>__lock__<10-digit seq>` (kazoo 2.8 matches `__lock__(-?\d{10})$`)
+//   Curator InterProcessReadWriteLock  `_c_<uuid>-__READ__<seq>` / `_c_<uuid>-__WRIT__<seq>` (ordered by what follows
+//                              the last marker of either kind, i.e. the sequence: readers and writers in one queue)
+//   kazoo ReadLock / WriteLock `<uuid hex>__rlock__<seq>` / `<uuid hex>__lock__<seq>` (a WriteLock is a kazoo Lock name)
 // Order is by the sequence, never by the whole name: every contender has its own uuid prefix.
 import { randomUUID } from "node:crypto";
 
-export type NamingKind = "curator-latch" | "curator-lock" | "kazoo";
+export type NamingKind = "curator-latch" | "curator-lock" | "kazoo" | "curator-read" | "curator-write" | "kazoo-read" | "kazoo-write" | "curator-lease";
 
 export interface Naming {
   readonly kind: NamingKind;
@@ -28,7 +31,7 @@ function curator(kind: NamingKind, marker: string): Naming {
 
 const KAZOO_MARK = "__lock__";
 
-export const NAMINGS: Readonly<Record<NamingKind, Naming>> = {
+export const NAMINGS: Readonly<Record<"curator-latch" | "curator-lock" | "kazoo", Naming>> = {
   "curator-latch": curator("curator-latch", "latch-"),
   "curator-lock": curator("curator-lock", "lock-"),
   kazoo: {
@@ -42,6 +45,52 @@ export const NAMINGS: Readonly<Record<NamingKind, Naming>> = {
     },
   },
 };
+
+/** Curator InterProcessSemaphoreV2's lease znodes under `<path>/leases`: `_c_<uuid>-lease-<10-digit seq>`. */
+export const CURATOR_LEASE: Naming = curator("curator-lease", "lease-");
+
+/** The two sides of a read-write lock: names that sort together, and which names are writers. */
+export interface ReadWriteNaming {
+  readonly read: Naming;
+  readonly write: Naming;
+  /** True for a writer's name (readers wait only for writers before them; writers for everything before them). */
+  isWriter(name: string): boolean;
+}
+
+const CURATOR_READ = "__READ__";
+const CURATOR_WRITE = "__WRIT__";
+const KAZOO_READ = "__rlock__";
+
+/** Curator sorts by what follows the last `__READ__` or `__WRIT__`; kazoo matches `(__lock__|__rlock__)(\d{10})$`. */
+function readWrite(kind: "curator" | "kazoo"): ReadWriteNaming {
+  const sequenceOf =
+    kind === "curator"
+      ? (name: string): number | undefined => {
+          const r = name.lastIndexOf(CURATOR_READ);
+          const w = name.lastIndexOf(CURATOR_WRITE);
+          return digitsAfter(name, Math.max(r, w), CURATOR_READ.length);
+        }
+      : (name: string): number | undefined => {
+          const w = name.lastIndexOf(KAZOO_MARK);
+          const r = name.lastIndexOf(KAZOO_READ);
+          const at = Math.max(r, w);
+          const mark = at === r ? KAZOO_READ.length : KAZOO_MARK.length;
+          return at >= 0 && name.length - at - mark === 10 ? digitsAfter(name, at, mark) : undefined;
+        };
+  const side = (sideKind: NamingKind, marker: string): Naming =>
+    kind === "curator"
+      ? { kind: sideKind, newPrefix: () => `_c_${randomUUID()}-`, nodeName: (prefix) => `${prefix}${marker}`, sequenceOf }
+      : { kind: sideKind, newPrefix: () => `${randomUUID().replaceAll("-", "")}${marker}`, nodeName: (prefix) => prefix, sequenceOf };
+  const writeMark = kind === "curator" ? CURATOR_WRITE : KAZOO_MARK;
+  const readMark = kind === "curator" ? CURATOR_READ : KAZOO_READ;
+  return {
+    read: side(kind === "curator" ? "curator-read" : "kazoo-read", readMark),
+    write: side(kind === "curator" ? "curator-write" : "kazoo-write", writeMark),
+    isWriter: (name) => sequenceOf(name) !== undefined && name.lastIndexOf(writeMark) > name.lastIndexOf(readMark),
+  };
+}
+
+export const READ_WRITE: Readonly<Record<LockNaming, ReadWriteNaming>> = { curator: readWrite("curator"), kazoo: readWrite("kazoo") };
 
 function digitsAfter(name: string, at: number, markLength: number): number | undefined {
   if (at < 0) return undefined;

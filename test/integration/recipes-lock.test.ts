@@ -4,7 +4,7 @@ import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, isZooKeeperError } from "../../src/index.ts";
-import { LeaderElection, Lock, LockNotReentrantError, type LockLostReason } from "../../src/recipes/index.ts";
+import { LeaderElection, Lock, LockNotHeldError, LockNotReentrantError, type LockLostReason } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import { nextEvent, hold, until } from "../support/wait.ts";
 import { sharedServer } from "../support/zk-server.ts";
@@ -166,6 +166,55 @@ describe("Lock", () => {
     assert.deepEqual((await l.contenders()).map((c) => c.path), [l.nodePath]);
     await l.release();
   }, 30_000);
+
+  for (const naming of ["curator", "kazoo"] as const) {
+    it(`${naming}: transaction() commits while held, fails without applying once the lock znode is gone, refuses unsent when not held`, async () => {
+      const path = `${root}/fence-${naming}`;
+      const zk = await client();
+      const admin = await client();
+      const resource = `${path}-resource`;
+      await admin.create(resource, "0", { createParents: true });
+      const read = async (): Promise<string> => new TextDecoder().decode((await admin.getData(resource)).data!);
+      const notHeld = (e: unknown): boolean => e instanceof LockNotHeldError && isZooKeeperError(e, ErrorCode.NOAUTH);
+      const l = new Lock(zk, path, { id: "fenced", naming });
+      await assert.rejects(l.transaction().setData(resource, "never").commit(), notHeld); // never acquired
+      await l.acquire();
+      const results = await l.transaction().setData(resource, "1").create(`${resource}/child`).commit();
+      assert.deepEqual(results.map((r) => r.type), ["setData", "create"]);
+      assert.equal(await read(), "1");
+      // Deleted behind the Lock's back, on its own session, in the same pipeline: the lock still reads as
+      // held when commit() sends, and the server's check of our znode refuses the whole multi.
+      const lost = nextEvent<[LockLostReason]>(l, "lost", 5000);
+      const deleted = zk.delete(l.nodePath!);
+      await assert.rejects(l.transaction().setData(resource, "2").delete(`${resource}/child`).commit(), (e) => isZooKeeperError(e, ErrorCode.NONODE));
+      await deleted;
+      assert.deepEqual(await lost, ["deleted"]);
+      assert.equal(await read(), "1");
+      assert.ok(await admin.exists(`${resource}/child`), "no op of the refused multi was applied");
+      await assert.rejects(l.transaction().setData(resource, "3").commit(), notHeld); // lost: refused before sending
+      // Deleted by another session: whichever comes first, the watch or the commit, nothing is applied.
+      await l.acquire();
+      const prepared = l.transaction().setData(resource, "4");
+      await admin.delete(l.nodePath!);
+      await assert.rejects(prepared.commit(), (e) => notHeld(e) || isZooKeeperError(e, ErrorCode.NONODE));
+      assert.equal(await read(), "1");
+      // The session expired: the ephemeral znode went with it, and nothing prepared before commits.
+      const { connectString } = await sharedServer();
+      const zkExpire = await ZooKeeper.connect(connectString, { sessionTimeout: 4000 });
+      const e = new Lock(zkExpire, `${path}-expiry`, { naming });
+      await e.acquire();
+      const beforeExpiry = e.transaction().setData(resource, "5");
+      const lostExpiry = nextEvent<[LockLostReason]>(e, "lost", 20_000);
+      const thief = await ZooKeeper.connect(connectString, { sessionId: zkExpire.sessionId, sessionPassword: zkExpire.sessionPassword, sessionTimeout: 4000 });
+      await thief.close(); // a second client takes over the session and closes it
+      await assert.rejects(beforeExpiry.commit(), (x) => notHeld(x) || isZooKeeperError(x, ErrorCode.NONODE));
+      await lostExpiry;
+      await assert.rejects(e.transaction().setData(resource, "6").commit(), notHeld);
+      assert.equal(await read(), "1");
+      await l.release();
+      await zkExpire.close();
+    }, 30_000);
+  }
 
   it("rejects bad arguments with BADARGUMENTS", () => {
     const zk = {} as ZooKeeper;

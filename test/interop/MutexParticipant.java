@@ -1,6 +1,7 @@
 // Apache Curator 5.4.0 InterProcessMutex / LeaderSelector participant for interop tests with
 // zookeeper-ts locks and elections.
-// Usage: MutexParticipant <connectString> <path> <id> <sessionTimeoutMs> <mutex|selector> [holdMs]
+// Usage: MutexParticipant <connectString> <path> <id> <sessionTimeoutMs> <mutex|selector|read|write|sem:PERMITS> [holdMs]
+// (read/write: InterProcessReadWriteLock's read or write lock; sem: an InterProcessSemaphoreV2 lease; HOLD's token is 0)
 // stdout, one flushed line per event (stamps: System.nanoTime() = CLOCK_MONOTONIC, epoch ms):
 //   READY | HOLD <ns> <ms> <czxid> | FREE <ns> <ms> (ns = the last moment it still knew it held)
 //   ELECTED <ns> <ms> | REVOKED <ns> <ms> | STATE <state> <ns> <ms>
@@ -18,10 +19,20 @@ import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.leader.Participant;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryForever;
 
 public final class MutexParticipant {
+  /** What the hold loop takes and gives back: a mutex, one side of a read-write lock, or a semaphore lease. */
+  private interface Holder {
+    void acquire() throws Exception;
+    long token() throws Exception;
+    void release() throws Exception;
+  }
+
   private static volatile boolean connected = true;
   private static volatile long lostEpoch = 0; // bumps on every SUSPENDED/LOST
 
@@ -67,21 +78,47 @@ public final class MutexParticipant {
       commands(client, selector);
       return;
     }
-    InterProcessMutex mutex = new InterProcessMutex(client, path);
-    Thread loop = new Thread(() -> holdLoop(client, mutex, path, holdMs), "holder");
+    Holder holder;
+    if (mode.equals("read") || mode.equals("write")) {
+      InterProcessReadWriteLock rw = new InterProcessReadWriteLock(client, path, id.getBytes(StandardCharsets.UTF_8));
+      InterProcessMutex side = mode.equals("read") ? rw.readLock() : rw.writeLock();
+      holder = new Holder() {
+        public void acquire() throws Exception { side.acquire(); }
+        public long token() { return 0; }
+        public void release() throws Exception { side.release(); }
+      };
+    } else if (mode.startsWith("sem:")) {
+      InterProcessSemaphoreV2 sem = new InterProcessSemaphoreV2(client, path, Integer.parseInt(mode.substring(4)));
+      Lease[] lease = new Lease[1];
+      holder = new Holder() {
+        public void acquire() throws Exception { lease[0] = sem.acquire(); }
+        public long token() { return 0; }
+        public void release() throws Exception { sem.returnLease(lease[0]); }
+      };
+    } else {
+      InterProcessMutex mutex = new InterProcessMutex(client, path);
+      holder = new Holder() {
+        public void acquire() throws Exception { mutex.acquire(); }
+        public long token() throws Exception {
+          String first = mutex.getParticipantNodes().iterator().next(); // ours while we hold
+          return client.checkExists().forPath(first).getCzxid();
+        }
+        public void release() throws Exception { mutex.release(); }
+      };
+    }
+    Thread loop = new Thread(() -> holdLoop(holder, holdMs), "holder");
     loop.setDaemon(true);
     loop.start();
     emit("READY");
     commands(client, null);
   }
 
-  private static void holdLoop(CuratorFramework client, InterProcessMutex mutex, String path, long holdMs) {
+  private static void holdLoop(Holder mutex, long holdMs) {
     for (;;) {
       try {
         mutex.acquire();
         long epoch = lostEpoch;
-        String first = mutex.getParticipantNodes().iterator().next(); // ours while we hold
-        long czxid = client.checkExists().forPath(first).getCzxid();
+        long czxid = mutex.token();
         long last = System.nanoTime();
         if (connected && epoch == lostEpoch) {
           emit("HOLD " + stamp(last) + " " + czxid);

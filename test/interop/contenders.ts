@@ -3,7 +3,7 @@
 // LeaderSelector) and kazoo (kazoo_participant.py: Lock or Election). Clocks are mapped onto ours.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { LineProcess, REPO_DIR, runtimeCommand } from "../support/line-process.ts";
+import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "../support/line-process.ts";
 import { JVM_FLAGS, compileJava, curatorClasspath } from "./java-participant.ts";
 
 export type ContenderKind = "ts" | "java" | "python";
@@ -18,11 +18,15 @@ export interface ContenderSpec {
   path: string;
   id: string;
   sessionMs: number;
-  /** "lock" or "election"; with the naming for ts: the lock's naming or the election protocol. */
-  role: "lock" | "election";
-  /** The zookeeper-ts side: "curator" | "kazoo" for a lock, an ElectionProtocol for an election. */
+  /** A mutex, an election, a read-write lock's read or write side, or a semaphore lease (of `permits`). */
+  role: "lock" | "election" | "read" | "write" | "sem";
+  /** The zookeeper-ts side: "curator" | "kazoo" for a lock, read-write lock or semaphore, an ElectionProtocol for an election. */
   variant: string;
+  /** The semaphore's permits (role "sem"). */
+  permits?: number;
   holdMs?: number;
+  /** The runtime of a zookeeper-ts contender (default node). */
+  runtime?: Runtime;
 }
 
 const live = new Set<LineProcess>();
@@ -52,14 +56,14 @@ export async function spawnContender(spec: ContenderSpec): Promise<Contender> {
   if (spec.kind === "java") {
     const dir = await compileJava(JAVA_SOURCE);
     cmd = "java";
-    args = [...JVM_FLAGS, "-cp", [dir, ...(await curatorClasspath())].join(":"), "MutexParticipant", spec.connectString, spec.path, spec.id, String(spec.sessionMs), spec.role === "lock" ? "mutex" : "selector", hold];
+    args = [...JVM_FLAGS, "-cp", [dir, ...(await curatorClasspath())].join(":"), "MutexParticipant", spec.connectString, spec.path, spec.id, String(spec.sessionMs), javaMode(spec), hold];
   } else if (spec.kind === "python") {
     cmd = "/usr/bin/python3";
-    args = [PYTHON, spec.connectString, spec.path, spec.id, String(spec.sessionMs), spec.role, hold];
+    args = [PYTHON, spec.connectString, spec.path, spec.id, String(spec.sessionMs), spec.role === "sem" ? `sem:${spec.permits}` : spec.role, hold];
   } else {
-    const [c, base] = runtimeCommand("node", TS);
+    const [c, base] = runtimeCommand(spec.runtime ?? "node", TS);
     cmd = c;
-    args = [...base, spec.connectString, spec.path, spec.id, String(spec.sessionMs), `${spec.role}:${spec.variant}`, hold];
+    args = [...base, spec.connectString, spec.path, spec.id, String(spec.sessionMs), spec.role === "sem" ? `sem:${spec.variant}:${spec.permits}` : `${spec.role}:${spec.variant}`, hold];
   }
   const p = new Contender(spec.kind, spec.id, spawn(cmd, args, { cwd: REPO_DIR, stdio: ["pipe", "pipe", "pipe"] }));
   try {
@@ -70,6 +74,19 @@ export async function spawnContender(spec: ContenderSpec): Promise<Contender> {
     throw e;
   }
   return p;
+}
+
+function javaMode(spec: ContenderSpec): string {
+  switch (spec.role) {
+    case "lock":
+      return "mutex";
+    case "election":
+      return "selector";
+    case "sem":
+      return `sem:${spec.permits}`;
+    default:
+      return spec.role;
+  }
 }
 
 export async function killAllContenders(): Promise<void> {

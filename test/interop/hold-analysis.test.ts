@@ -1,7 +1,7 @@
 // The torture verdicts can fail: overlapping, herd and token histories are caught; clean ones pass.
 import assert from "node:assert/strict";
 import { describe, it } from "../support/bdd.ts";
-import { analyseHolds, type HeldInterval } from "./hold-analysis.ts";
+import { analyseHolds, maxConcurrent, overlapping, type HeldInterval } from "./hold-analysis.ts";
 
 const ms = (n: number): bigint => BigInt(Math.round(n * 1e6));
 const hold = (id: string, from: number, to: number | null, token: number): HeldInterval => ({
@@ -32,5 +32,15 @@ describe("lock torture verdicts", () => {
   it("tolerates the clock-sync error at a handover", () => {
     assert.deepEqual(analyseHolds([hold("a", 0, 10.5, 1), hold("b", 10, 20, 2)], []).overlaps, []);
     assert.equal(analyseHolds([hold("a", 0, 12, 1), hold("b", 10, 20, 2)], []).overlaps.length, 1);
+  });
+  it("read-write and semaphore verdicts: readers may overlap, a writer may not; concurrency counted with the same tolerance", () => {
+    const writer = (h: HeldInterval): boolean => h.who.id.startsWith("w");
+    const rw = (a: HeldInterval, b: HeldInterval): boolean => writer(a) || writer(b);
+    assert.deepEqual(overlapping([hold("r1", 0, 10, 0), hold("r2", 2, 12, 0), hold("w1", 12.5, 20, 0)], rw), []);
+    assert.equal(overlapping([hold("r1", 0, 10, 0), hold("w1", 5, 12, 0), hold("r2", 10, 15, 0)], rw).length, 2);
+    assert.equal(overlapping([hold("w1", 0, 10, 0), hold("w2", 8, 15, 0)], rw).length, 1);
+    assert.equal(maxConcurrent([hold("a", 0, 10, 0), hold("b", 2, 12, 0), hold("c", 10.5, 20, 0)]), 2); // c after a's end, within tolerance
+    assert.equal(maxConcurrent([hold("a", 0, 10, 0), hold("b", 2, 12, 0), hold("c", 5, 20, 0)]), 3);
+    assert.equal(maxConcurrent([hold("a", 0, null, 0), hold("b", 30, 40, 0)]), 2); // never closed: to the end
   });
 });

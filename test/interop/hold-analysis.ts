@@ -23,22 +23,56 @@ export interface HoldVerdict {
 
 /** `wakes`: when each waiter's predecessor watch fired, on the holds' clock. */
 export function analyseHolds(holds: readonly HeldInterval[], wakes: readonly bigint[]): HoldVerdict {
-  const sorted = [...holds].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-  const overlaps: string[] = [];
-  for (let i = 0; i < sorted.length; i++) {
-    const a = sorted[i];
-    const margin = a.who.clockErrorNs + 1_000_000n;
-    for (let j = i + 1; j < sorted.length; j++) {
-      const b = sorted[j];
-      const end = a.end ?? b.start + margin + 1n; // never closed: anyone after it overlaps
-      if (b.start + margin < end) overlaps.push(`${a.who.id} [${a.start}, ${a.end}] vs ${b.who.id} from ${b.start}`);
-      else if (a.end !== null) break;
-    }
-  }
+  const sorted = byStart(holds);
+  const overlaps = overlapping(sorted);
   let maxWakesPerRelease = 0;
   for (let i = 1; i < sorted.length; i++) {
     const n = wakes.filter((w) => w > sorted[i - 1].start && w <= sorted[i].start).length;
     maxWakesPerRelease = Math.max(maxWakesPerRelease, n);
   }
   return { overlaps, maxWakesPerRelease, tokensIncreasing: sorted.every((h, i) => i === 0 || h.token > sorted[i - 1].token) };
+}
+
+function byStart<H extends HeldInterval>(holds: readonly H[]): H[] {
+  return [...holds].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+}
+
+/**
+ * Pairs of holds that intersect by more than the earlier holder's clock-sync error + 1 ms and `conflict` (default:
+ * any two; a read-write lock: any pair with a writer in it).
+ */
+export function overlapping<H extends HeldInterval>(holds: readonly H[], conflict: (a: H, b: H) => boolean = () => true): string[] {
+  const sorted = byStart(holds);
+  const out: string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const a = sorted[i];
+    const margin = a.who.clockErrorNs + 1_000_000n;
+    for (let j = i + 1; j < sorted.length; j++) {
+      const b = sorted[j];
+      const end = a.end ?? b.start + margin + 1n; // never closed: anyone after it overlaps
+      if (b.start + margin < end) {
+        if (conflict(a, b)) out.push(`${a.who.id} [${a.start}, ${a.end}] vs ${b.who.id} from ${b.start}`);
+      } else if (a.end !== null) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * The most holds at one moment (a semaphore's leases), each hold counted from its start + its holder's clock-sync
+ * error + 1 ms (the same tolerance as `overlapping`) to its end; a hold never closed counts to the end.
+ */
+export function maxConcurrent(holds: readonly HeldInterval[]): number {
+  const edges: Array<[bigint, number]> = [];
+  for (const h of holds) {
+    const from = h.start + h.who.clockErrorNs + 1_000_000n;
+    if (h.end !== null && h.end <= from) continue;
+    edges.push([from, 1]);
+    if (h.end !== null) edges.push([h.end, -1]);
+  }
+  edges.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1])); // an end before a start at the same moment
+  let now = 0;
+  let max = 0;
+  for (const [, d] of edges) max = Math.max(max, (now += d));
+  return max;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # kazoo (Debian python3-kazoo, 2.8) Lock / Election participant for interop tests with zookeeper-ts.
-# Usage: kazoo_participant.py <connectString> <path> <id> <sessionTimeoutMs> <lock|election> [holdMs]
+# Usage: kazoo_participant.py <connectString> <path> <id> <sessionTimeoutMs> <lock|election|read|write|sem:PERMITS> [holdMs]
+# (read/write: kazoo's ReadLock or WriteLock; sem: a Semaphore lease with max_leases PERMITS; HOLD's token is 0)
 # Same line protocol as MutexParticipant.java (stamps: time.monotonic_ns() = CLOCK_MONOTONIC):
 #   READY | HOLD <ns> <ms> <czxid> | FREE <ns> <ms> | ELECTED <ns> <ms> | REVOKED <ns> <ms>
 #   STATE <state> <ns> <ms> | LEADER <id|-> | PARTICIPANTS a,b | SERVER <port|-> | CLOCK <ns> <ms>
@@ -43,7 +44,14 @@ def on_state(s):
 client = KazooClient(hosts=hosts, timeout=int(session_ms) / 1000.0, connection_retry={"max_tries": -1, "delay": 0.1, "max_delay": 0.5})
 client.add_listener(on_state)
 client.start()
-lock = client.Lock(path, ident)
+if mode == "read":
+    lock = client.ReadLock(path, ident)
+elif mode == "write":
+    lock = client.WriteLock(path, ident)
+elif mode.startswith("sem:"):
+    lock = client.Semaphore(path, ident, max_leases=int(mode[4:]))
+else:
+    lock = client.Lock(path, ident)
 election = client.Election(path, ident)
 
 
@@ -52,7 +60,7 @@ def hold_loop():
         try:
             lock.acquire()
             epoch = state["epoch"]
-            czxid = client.exists(path + "/" + lock.node).czxid
+            czxid = client.exists(path + "/" + lock.node).czxid if mode == "lock" else 0
             last = time.monotonic_ns()
             if state["connected"] and epoch == state["epoch"]:
                 emit("HOLD %s %d" % (stamp(last), czxid))
@@ -85,7 +93,7 @@ def election_loop():
             time.sleep(0.1)
 
 
-threading.Thread(target=hold_loop if mode == "lock" else election_loop, daemon=True).start()
+threading.Thread(target=election_loop if mode == "election" else hold_loop, daemon=True).start()
 emit("READY")
 for raw in sys.stdin:
     cmd = raw.strip()

@@ -1,19 +1,20 @@
 // A zookeeper-ts Lock or LeaderElection participant as its own OS process, on the line protocol of
 // test/interop/MutexParticipant.java and kazoo_participant.py (stamps: process.hrtime.bigint()):
-//   npx tsx test/support/lock-participant.ts <connectString> <path> <id> <sessionMs> <lock:curator|lock:kazoo|election:PROTOCOL> [holdMs]
+//   npx tsx test/support/lock-participant.ts <connectString> <path> <id> <sessionMs> <MODE> [holdMs]
+//   MODE: lock:NAMING | read:NAMING | write:NAMING (a ReadWriteLock's side) | sem:NAMING:PERMITS (a Semaphore lease) | election:PROTOCOL
 //   READY | HOLD <ns> <ms> <token> | FREE <ns> <ms> (the last moment isHeld was still true) | WATCH <path> <ns> <ms>
 //   ELECTED <ns> <ms> <token> | REVOKED <ns> <ms> <reason> | STATE ... | LEADER | PARTICIPANTS | SERVER | CLOCK | CLOSED
 // stdin: close, leader?, participants?, server?, has?, clock? (EOF = close).
 import process from "node:process";
 import { ZooKeeper } from "../../src/index.ts";
-import { LeaderElection, Lock, type ElectionProtocol, type LockNaming } from "../../src/recipes/index.ts";
+import { LeaderElection, Lock, ReadWriteLock, Semaphore, type ElectionProtocol, type LockNaming, type SemaphoreLease } from "../../src/recipes/index.ts";
 import { emit, readyGate, reportElection, serveCommands, stamp } from "./participant-kit.ts";
 import { hold } from "./wait.ts";
 
 const [connectString, path, id, sessionArg, modeArg, holdArg] = process.argv.slice(2);
 const [mode, variant] = (modeArg ?? "").split(":");
-if (!connectString || !path || id === undefined || (mode !== "lock" && mode !== "election")) {
-  process.stderr.write("usage: lock-participant.ts <connectString> <path> <id> <sessionMs> <lock:NAMING|election:PROTOCOL> [holdMs]\n");
+if (!connectString || !path || id === undefined || !["lock", "election", "read", "write", "sem"].includes(mode)) {
+  process.stderr.write("usage: lock-participant.ts <connectString> <path> <id> <sessionMs> <lock:NAMING|read:NAMING|write:NAMING|sem:NAMING:PERMITS|election:PROTOCOL> [holdMs]\n");
   process.exit(2);
 }
 const sessionTimeout = Number(sessionArg || 6000);
@@ -22,34 +23,63 @@ const zk = await ZooKeeper.connect(connectString, { sessionTimeout, connectTimeo
 zk.on("state", (state) => emit(`STATE ${state} ${stamp()}`));
 
 let election: LeaderElection | null = null;
-let lock: Lock | null = null;
+let isHeld = (): boolean | undefined => undefined; // for has?
+let releaseAll = async (): Promise<void> => {};
 const gate = readyGate();
+/** One hold of whatever this participant takes: a lock, one side of a read-write lock, or a semaphore lease. */
+interface Held {
+  held(): boolean;
+  token: string;
+  release(): Promise<void>;
+}
 if (mode === "election") {
   election = new LeaderElection(zk, path, { id, protocol: variant as ElectionProtocol });
   reportElection(election, gate.out);
   await election.start();
 } else {
-  const l = new Lock(zk, path, { id, naming: variant as LockNaming });
-  lock = l;
-  l.on("watch", (p) => emit(`WATCH ${p} ${stamp()}`));
+  let take: () => Promise<Held>;
+  const naming = variant as LockNaming;
+  if (mode === "sem") {
+    const sem = new Semaphore(zk, path, { id, naming, permits: Number(modeArg.split(":")[2]) });
+    let current: SemaphoreLease | null = null;
+    isHeld = () => current?.isHeld;
+    releaseAll = async () => current?.release();
+    take = async () => {
+      const lease = (current = await sem.acquire());
+      return { held: () => lease.isHeld, token: "0", release: () => lease.release() };
+    };
+  } else {
+    const l = mode === "lock" ? new Lock(zk, path, { id, naming }) : new ReadWriteLock(zk, path, { id, naming })[mode === "read" ? "readLock" : "writeLock"];
+    l.on("watch", (p) => emit(`WATCH ${p} ${stamp()}`));
+    isHeld = () => l.isHeld;
+    releaseAll = () => l.release();
+    take = async () => {
+      await l.acquire();
+      return { held: () => l.isHeld, token: String(l.token), release: () => l.release() };
+    };
+  }
   void (async () => {
     for (;;) {
       try {
-        await l.run(async (signal) => {
+        const h = await take();
+        try {
           let last = process.hrtime.bigint();
-          if (!l.isHeld) return;
-          emit(`HOLD ${last} ${Date.now()} ${l.token}`);
-          const end = performance.now() + holdMs;
-          while (!signal.aborted && performance.now() < end) {
-            // isHeld is checked after the stamp (it was true at the last check, before the hold): a SIGSTOP
-            // between a check and its stamp would otherwise give a stamp from after the resume.
-            const at = process.hrtime.bigint();
-            if (!l.isHeld) break;
-            last = at;
-            await hold(2);
+          if (h.held()) {
+            emit(`HOLD ${last} ${Date.now()} ${h.token}`);
+            const end = performance.now() + holdMs;
+            while (performance.now() < end) {
+              // held() is checked after the stamp (it was true at the last check, before the hold): a SIGSTOP
+              // between a check and its stamp would otherwise give a stamp from after the resume.
+              const at = process.hrtime.bigint();
+              if (!h.held()) break;
+              last = at;
+              await hold(2);
+            }
+            emit(`FREE ${last} ${Date.now()}`);
           }
-          emit(`FREE ${last} ${Date.now()}`);
-        });
+        } finally {
+          await h.release();
+        }
         await hold(Math.random() * 5);
       } catch (e) {
         emit(`ERROR ${(e as Error).message}`);
@@ -65,7 +95,7 @@ let closing = false;
 const close = async (): Promise<void> => {
   if (closing) return;
   closing = true;
-  await (election?.close() ?? lock?.release())?.catch(() => {});
+  await (election?.close() ?? releaseAll()).catch(() => {});
   await zk.close().catch(() => {});
   emit("CLOSED");
   process.exit(0);
@@ -81,7 +111,7 @@ serveCommands(async (cmd) => {
       emit(`PARTICIPANTS ${((await election?.participants()) ?? []).map((p) => p.id).join(",")}`);
       return;
     case "has?":
-      emit(`HAS ${election?.isLeader ?? lock?.isHeld}`);
+      emit(`HAS ${election?.isLeader ?? isHeld()}`);
       return;
     case "server?":
       emit(`SERVER ${zk.remoteAddress?.split(":").pop() ?? "-"}`);
