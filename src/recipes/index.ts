@@ -10,3 +10,5 @@ export { TreeCache } from "./tree-cache.ts";
 export { ElectionClosedError, LeadershipTimeoutError, LockNotReentrantError, LockReleasedError, LockTimeoutError, MemberIdTakenError, NotLeaderError, RecipeStateError } from "./errors.ts";
 export type { ElectionEndReason } from "./errors.ts";
 export type { CachedNode, TreeCacheEvents, TreeCacheOptions } from "./tree-cache.ts";
+export { Barrier, BarrierTimeoutError, DoubleBarrier } from "./barrier.ts";
+export type { BarrierWaitOptions, DoubleBarrierNaming, DoubleBarrierOptions } from "./barrier.ts";
