@@ -2,6 +2,8 @@
 // Barrier, DoubleBarrier and SetPartitioner (Debian's python3-kazoo; kazoo_recipes.py) on the shared server:
 // concurrent increments add up on both encodings, each side's barrier releases the other's waiters, a mixed
 // double barrier lets nobody in before all have entered, and a mixed party splits a set with no item held twice.
+// Node only: the partition holds are compared on CLOCK_MONOTONIC, which Node's process.hrtime and Python's
+// time.monotonic_ns share (Bun's and Deno's hrtime start at their process start).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
