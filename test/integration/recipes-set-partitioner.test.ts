@@ -41,8 +41,8 @@ class Party {
     m.open = [];
   }
 
-  async join(id: string): Promise<void> {
-    const zk = await sessions.client();
+  async join(id: string, connectString?: string): Promise<void> {
+    const zk = await sessions.client({ connectString });
     const p = new SetPartitioner(zk, this.path, { set: ITEMS, id, settle: 200, reaction: 200 });
     const m = { zk, p, open: [] as Hold[] };
     this.members.set(id, m);
@@ -124,6 +124,29 @@ describe("SetPartitioner", () => {
     for (const id of [...party.members.keys()]) await party.finish(id);
     assert.deepEqual(await admin.getChildren(`${root}/queues/party`).catch(() => []), []);
   }, 90_000);
+
+  it("a member cut off from the server goes to release, and takes its items back once reconnected; the other keeps its own", async () => {
+    const party = new Party(`${root}/cut`);
+    const proxy = await sessions.proxy();
+    await party.join("a", proxy.connectString);
+    await party.join("b");
+    await party.stable("a b");
+    const a = party.members.get("a")!;
+    const b = party.members.get("b")!;
+    const aItems = [...a.p.partition];
+    const bStates: PartitionState[] = [];
+    b.p.on("state", (s) => bStates.push(s));
+    proxy.refuse(true);
+    proxy.cut();
+    await until("a released its items", () => a.p.state === "allocating");
+    proxy.refuse(false);
+    await party.stable("a is back");
+    console.log(`SetPartitioner cut-off timeline:\n${party.timeline.join("\n")}`);
+    assert.deepEqual(a.p.partition, aItems);
+    assert.deepEqual(bStates, [], "b's share never changed");
+    assert.deepEqual(party.overlaps(), []);
+    for (const id of ["a", "b"]) await party.finish(id);
+  }, 60_000);
 
   it("waitForAcquire resolves with the partition, times out with PartitionTimeoutError, rejects after finish()", async () => {
     const zk = await sessions.client();
