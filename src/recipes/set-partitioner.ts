@@ -12,7 +12,7 @@ import { ZooKeeperError, emitIsolated } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
 import { GroupMember, type Member } from "./group-member.ts";
 import { Lock, type LockLostReason } from "./lock.ts";
-import { LockTimeoutError } from "./errors.ts";
+import { LockTimeoutError, RecipeStateError } from "./errors.ts";
 import { TERMINAL, Waiters, checkRecipePath, endedSession, reportError, untilConnected } from "./support.ts";
 
 /**
@@ -71,8 +71,8 @@ function byCodePoint(a: string, b: string): number {
  * Splits a set of items among the members of a party (kazoo SetPartitioner, on its znode layout): every item is
  * held by one member at a time, under a lock, and the split follows members joining and leaving. Listen for
  * "state": on "acquired" work on `partition`; on "release" stop using it and call `release()`. Errors are
- * ZooKeeperErrors: BADARGUMENTS for bad arguments, PartitionTimeoutError, RecipeStateError-like APIERRORs for
- * calls out of turn, and what the client rejects with. Servers 3.5.3+ (container parents), as Lock.
+ * ZooKeeperErrors: BADARGUMENTS for bad arguments, PartitionTimeoutError, RecipeStateError (APIERROR) for
+ * `start()` twice or a call after "failure", and what the client rejects with. Servers 3.5.3+ (container parents), as Lock.
  */
 export class SetPartitioner extends TypedEventEmitter<SetPartitionerEvents> {
   /** The partitioner's znode path (`party` and `locks` live under it). */
@@ -130,9 +130,9 @@ export class SetPartitioner extends TypedEventEmitter<SetPartitionerEvents> {
     return this.now === "acquired" || this.now === "release" ? this.heldItems : [];
   }
 
-  /** Joins the party and starts allocating (state "allocating"). APIERROR when started already. */
+  /** Joins the party and starts allocating (state "allocating"). RecipeStateError when started already or failed. */
   async start(): Promise<void> {
-    if (this.started) throw new ZooKeeperError(ErrorCode.APIERROR, "start() was called already", { op: "start", path: this.path });
+    if (this.started || this.now === "failure") throw new RecipeStateError(this.path, "start", this.started ? "start() was called already" : "the partitioner is in state failure; make a new one");
     if (TERMINAL.has(this.zk.state)) throw endedSession(this.zk.state, "start", this.path);
     this.started = true;
     this.member.on("change", this.onParty);
@@ -146,7 +146,7 @@ export class SetPartitioner extends TypedEventEmitter<SetPartitionerEvents> {
       this.now = "failure";
       throw e;
     }
-    void this.allocate(this.run);
+    this.startAllocating();
   }
 
   /** Resolves with `partition` once "acquired"; rejects when the state becomes "failure", on abort or after `timeout` ms. */
@@ -162,14 +162,14 @@ export class SetPartitioner extends TypedEventEmitter<SetPartitionerEvents> {
 
   /**
    * Gives up the items (their locks are released; resolved once their znodes are gone) and allocates again:
-   * call it on "release", once the items are no longer used. APIERROR in "failure".
+   * call it on "release", once the items are no longer used. RecipeStateError in "failure".
    */
   async release(): Promise<void> {
     if (this.now === "failure") throw this.failed("release");
     this.run++;
     this.setState("allocating");
     await this.releaseLocks();
-    void this.allocate(this.run);
+    this.startAllocating();
   }
 
   /** Releases the items and leaves the party; the state becomes "failure" (kazoo's `finish`): the partitioner is done. */
@@ -191,6 +191,10 @@ export class SetPartitioner extends TypedEventEmitter<SetPartitionerEvents> {
   }
 
   // --- allocation ---
+
+  private startAllocating(): void {
+    this.allocate(this.run).catch((e: unknown) => reportError(this.zk, this, "SetPartitioner", e)); // not expected: every step handles its errors
+  }
 
   /** Waits for a stable party, takes our items' locks, and becomes "acquired" unless the run ended or the party changed. */
   private async allocate(run: number): Promise<void> {
@@ -226,7 +230,7 @@ export class SetPartitioner extends TypedEventEmitter<SetPartitionerEvents> {
           }
         }
         if (run !== this.run) {
-          await lock.release();
+          await lock.release().catch(() => {}); // an ended session has released it already
           return;
         }
         if (restart) break;
@@ -310,8 +314,8 @@ export class SetPartitioner extends TypedEventEmitter<SetPartitionerEvents> {
     this.wakeStable = null;
   }
 
-  private failed(op: string): ZooKeeperError {
-    return new ZooKeeperError(ErrorCode.APIERROR, "the partitioner is in state failure; make a new one", { op, path: this.path });
+  private failed(op: string): RecipeStateError {
+    return new RecipeStateError(this.path, op, "the partitioner is in state failure; make a new one");
   }
 
   private setState(state: PartitionState): void {
