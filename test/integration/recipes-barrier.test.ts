@@ -33,7 +33,7 @@ describe("Barrier", () => {
     await new Barrier(await sessions.client(), path).wait(); // already down: resolves at once
   }, 30_000);
 
-  it("a wait times out with BarrierTimeoutError and aborts with the signal's reason", async () => {
+  it("a wait times out with BarrierTimeoutError, aborts with the signal's reason, ends with SESSIONEXPIRED when its client closes", async () => {
     const path = `${root}/b2`;
     const zk = await sessions.client();
     const b = new Barrier(zk, path);
@@ -45,6 +45,11 @@ describe("Barrier", () => {
     await assert.rejects(w, /stop/);
     await assert.rejects(b.wait({ timeout: -1 }), (e: unknown) => isZooKeeperError(e, ErrorCode.BADARGUMENTS));
     assert.throws(() => new Barrier(zk, "relative"), (e: unknown) => isZooKeeperError(e, ErrorCode.BADARGUMENTS));
+    const closing = await sessions.client();
+    const ended = new Barrier(closing, path).wait();
+    await closing.sync("/");
+    await closing.close();
+    await assert.rejects(ended, (e: unknown) => isZooKeeperError(e, ErrorCode.SESSIONEXPIRED));
     await b.remove();
   }, 30_000);
 
