@@ -24,13 +24,6 @@ function curator(recipe: string, path: string, ...args: string[]): LineProcess {
   return new LineProcess(`curator-${recipe}`, spawn("java", argv, { stdio: ["pipe", "pipe", "pipe"] }), running);
 }
 
-/** The line's arguments, or a failure naming the child's ERROR line. */
-async function expectLine(p: LineProcess, kind: string, timeoutMs = 30_000): Promise<string[]> {
-  const l = await p.waitFor((x) => x.kind === kind || x.kind === "ERROR", timeoutMs);
-  assert.equal(l.kind, kind, `${p.id}: ${l.line}`);
-  return l.args;
-}
-
 describe("Recipes interop with Curator: SharedCount, DistributedBarrier, DistributedDoubleBarrier", () => {
   sessions.hooks(async () => {
     await Promise.all([...running].map((p) => p.kill()));
@@ -45,27 +38,27 @@ describe("Recipes interop with Curator: SharedCount, DistributedBarrier, Distrib
     const ours = await Promise.all([0, 1].map(async () => new SharedCount(await sessions.client(), path)));
     const theirs = [curator("count", path, "30"), curator("count", path, "30")];
     await Promise.all(ours.map(async (c) => { for (let i = 0; i < 30; i++) await c.increment(); }));
-    for (const p of theirs) await expectLine(p, "DONE", 60_000);
+    for (const p of theirs) await p.expect("DONE", 60_000);
     assert.equal((await ours[0]!.get()).value, 120);
   }, 120_000);
 
   it("Barrier: Curator's setBarrier and removeBarrier drive our wait; our remove releases Curator's waitOnBarrier", async () => {
     const path = `${root}/barrier`;
-    await expectLine(curator("barrier-set", path), "DONE");
+    await curator("barrier-set", path).expect("DONE", 30_000);
     const b = new Barrier(await sessions.client(), path);
     assert.equal(await b.isSet(), true);
     let released = false;
     const waiting = b.wait({ timeout: 30_000 }).then(() => void (released = true));
     await sessions.settled();
     assert.equal(released, false);
-    await expectLine(curator("barrier-remove", path), "DONE");
+    await curator("barrier-remove", path).expect("DONE", 30_000);
     await waiting;
 
     await b.set();
     const waiter = curator("barrier-wait", path);
-    await expectLine(waiter, "UP");
+    await waiter.expect("UP", 30_000);
     await b.remove();
-    await expectLine(waiter, "CLEARED");
+    await waiter.expect("CLEARED", 30_000);
   }, 120_000);
 
   it("DoubleBarrier (curator naming) with two Curator participants: nobody in before the third, nobody out before the last", async () => {
@@ -77,7 +70,7 @@ describe("Recipes interop with Curator: SharedCount, DistributedBarrier, Distrib
     const enteredAt = process.hrtime.bigint();
     assert.deepEqual(theirs.flatMap((p) => p.lines.filter((l) => l.kind === "ENTERED" || l.kind === "ERROR")), [], "nobody in with 2 of 3");
     await ours.enter({ timeout: 30_000 });
-    for (const p of theirs) await expectLine(p, "ENTERED");
+    for (const p of theirs) await p.expect("ENTERED", 30_000);
     assert.ok(theirs.every((p) => p.lines.find((l) => l.kind === "ENTERED")!.receivedNs > enteredAt));
     let left = false;
     const ourNode = ours.nodePath!;
@@ -88,7 +81,7 @@ describe("Recipes interop with Curator: SharedCount, DistributedBarrier, Distrib
     assert.equal(left, false, "a Curator participant is still in");
     theirs[1]!.send("leave");
     await leaving;
-    for (const p of theirs) await expectLine(p, "LEFT");
+    for (const p of theirs) await p.expect("LEFT", 30_000);
     assert.deepEqual(await admin.getChildren(path), [], "ready is gone with the last");
   }, 120_000);
 });

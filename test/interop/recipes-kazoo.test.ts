@@ -25,13 +25,6 @@ function kazoo(recipe: string, path: string, ...args: string[]): LineProcess {
   return new LineProcess(`kazoo-${recipe}`, spawn("/usr/bin/python3", [SCRIPT, sessions.connectString, recipe, path, ...args], { stdio: ["pipe", "pipe", "pipe"] }), running);
 }
 
-/** The line's arguments, or a failure naming the child's ERROR line. */
-async function expectLine(p: LineProcess, kind: string, timeoutMs = 20_000): Promise<string[]> {
-  const l = await p.waitFor((x) => x.kind === kind || x.kind === "ERROR", timeoutMs);
-  assert.equal(l.kind, kind, `${p.id}: ${l.line}`);
-  return l.args;
-}
-
 describe("Recipes interop with kazoo: Counter, Barrier, DoubleBarrier, SetPartitioner", () => {
   sessions.hooks(async () => {
     await Promise.all([...running].map((p) => p.kill()));
@@ -45,28 +38,28 @@ describe("Recipes interop with kazoo: Counter, Barrier, DoubleBarrier, SetPartit
       await ours[0]!.get(); // the znode with our encoding of 0 (kazoo's own would be empty)
       const theirs = [kazoo("counter", path, "40", naming === "curator" ? "curator" : "text"), kazoo("counter", path, "40", naming === "curator" ? "curator" : "text")];
       await Promise.all(ours.map(async (c) => { for (let i = 0; i < 40; i++) await c.increment(); }));
-      for (const p of theirs) await expectLine(p, "DONE", 60_000);
+      for (const p of theirs) await p.expect("DONE", 60_000);
       assert.equal((await ours[1]!.get()).value, 160);
     }, 90_000);
   }
 
   it("Barrier: kazoo's create and remove release our waiter; our remove releases kazoo's wait", async () => {
     const path = `${root}/barrier`;
-    await expectLine(kazoo("barrier-create", path), "DONE");
+    await kazoo("barrier-create", path).expect("DONE", 20_000);
     const b = new Barrier(await sessions.client(), path);
     assert.equal(await b.isSet(), true);
     let released = false;
     const waiting = b.wait({ timeout: 20_000 }).then(() => void (released = true));
     await sessions.settled();
     assert.equal(released, false);
-    assert.deepEqual(await expectLine(kazoo("barrier-remove", path), "DONE"), ["True"]);
+    assert.deepEqual(await kazoo("barrier-remove", path).expect("DONE", 20_000), ["True"]);
     await waiting;
 
     await b.set();
     const waiter = kazoo("barrier-wait", path);
-    await expectLine(waiter, "UP"); // kazoo sees our barrier up
+    await waiter.expect("UP", 20_000); // kazoo sees our barrier up
     await b.remove();
-    await expectLine(waiter, "CLEARED");
+    await waiter.expect("CLEARED", 20_000);
   }, 60_000);
 
   it("DoubleBarrier (kazoo naming) with two kazoo participants: nobody in before the third, all out together", async () => {
@@ -78,7 +71,7 @@ describe("Recipes interop with kazoo: Counter, Barrier, DoubleBarrier, SetPartit
     const enteredAt = process.hrtime.bigint();
     assert.deepEqual(theirs.flatMap((p) => p.lines.filter((l) => l.kind === "ENTERED" || l.kind === "ERROR")), [], "nobody in with 2 of 3");
     await ours.enter({ timeout: 20_000 });
-    for (const p of theirs) await expectLine(p, "ENTERED");
+    for (const p of theirs) await p.expect("ENTERED", 20_000);
     assert.ok(theirs.every((p) => p.lines.find((l) => l.kind === "ENTERED")!.receivedNs > enteredAt));
     const ids = await Promise.all((await admin.getChildren(path)).filter((c) => c !== "ready").map(async (c) => new TextDecoder().decode((await admin.getData(`${path}/${c}`)).data!)));
     assert.deepEqual(ids.sort(), ["py-a", "py-b", "ts"]);
@@ -91,7 +84,7 @@ describe("Recipes interop with kazoo: Counter, Barrier, DoubleBarrier, SetPartit
     assert.equal(left, false, "py-b is still in");
     theirs[1]!.send("leave");
     await leaving;
-    for (const p of theirs) await expectLine(p, "LEFT");
+    for (const p of theirs) await p.expect("LEFT", 20_000);
   }, 60_000);
 
   it("SetPartitioner: a party of two kazoo and two zookeeper-ts members splits the set as one, never holding an item twice", async () => {
@@ -154,6 +147,6 @@ describe("Recipes interop with kazoo: Counter, Barrier, DoubleBarrier, SetPartit
     assert.deepEqual(overlaps, []);
     pys.get("py1")!.send("finish");
     await ts.get("ts2")!.finish();
-    await expectLine(pys.get("py1")!, "FINISHED");
+    await pys.get("py1")!.expect("FINISHED", 20_000);
   }, 90_000);
 });
