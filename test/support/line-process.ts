@@ -155,6 +155,13 @@ export class LineProcess {
     return this.take(kind, timeoutMs, "a matching line");
   }
 
+  /** The first unread line of `kind`; rejects with the line when an ERROR line comes first. */
+  async expect(kind: string, timeoutMs = 10_000): Promise<string[]> {
+    const l = await this.take((x) => x.kind === kind || x.kind === "ERROR", timeoutMs, kind);
+    if (l.kind === "ERROR") throw new Error(`participant ${this.id}: ${l.line}`);
+    return l.args;
+  }
+
   protected take(match: (l: LineEvent) => boolean, timeoutMs: number, what: string): Promise<LineEvent> {
     const i = this.unread.findIndex(match);
     if (i >= 0) return Promise.resolve(this.unread.splice(i, 1)[0]);
