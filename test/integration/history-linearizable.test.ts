@@ -1,5 +1,5 @@
 // Jepsen-style history check against a real 3-server ensemble (test/support/history-run.ts): 4 clients,
-// each through fault proxies of its own, read (sync + getData + a version check), write and cas 3 znodes
+// each through fault proxies of its own, read (getData { linearizable }), write and cas (through withRetry) 3 znodes
 // while links are cut, reset, half-closed, blackholed, a setData reply is dropped, a follower is killed -9
 // and restarted and the leader is SIGSTOPped (1.5 s, then 4 s: past syncLimit, a new election); each fault
 // twice. Every call must settle, and every key's history must be linearizable
