@@ -107,8 +107,9 @@ export function createNode(c: Caller, zk: HelperClient, op: string, path: string
       return created.catch((e: unknown) => Promise.reject(ttlRefused(e)));
     }
     if (mode === CreateMode.CONTAINER) return c.call(Ops.createContainer, { path, data: bytes, acl, flags: mode }, { op, path, needs: need(["containers"], `${op} of a container`), signal, result: fromCreate2 });
-    if (withStat) return c.request(Ops.create2, { op, path, data: bytes, acl, flags: mode, needs: need(["createWithStat"], op), signal, result: createdWithStat });
-    return c.request(Ops.create, { op, path, data: bytes, acl, flags: mode, signal, result: createdName });
+    const unique = o.uniqueData === true;
+    if (withStat) return c.request(Ops.create2, { op, path, data: bytes, acl, flags: mode, needs: need(["createWithStat"], op), signal, result: createdWithStat, unique });
+    return c.request(Ops.create, { op, path, data: bytes, acl, flags: mode, signal, result: createdName, unique });
   } catch (e) {
     return Promise.reject(e);
   }

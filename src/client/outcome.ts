@@ -26,6 +26,8 @@ export interface LostWrite {
   readonly data: Uint8Array | null;
   readonly version: number;
   readonly flags: number;
+  /** The caller said no other client writes these very bytes (WriteOptions.uniqueData). */
+  readonly unique: boolean;
   /** The error its caller got (CONNECTIONLOSS or SESSIONEXPIRED, `sent: true`). */
   readonly error: ZooKeeperError;
   /** The session's last zxid when the loss was seen: a write the lost attempt applied has a larger one. */
@@ -64,12 +66,12 @@ function describe(call: WriteCall, error: ZooKeeperError, seenZxid: bigint): Los
   if (op === "setData" || op === "delete") {
     // Unversioned, sending it again could apply it twice (over another client's write, or a node made since).
     if (typeof call.version !== "number" || call.version < 0) return null;
-    return { op, path, data, version: call.version, flags: 0, error, seenZxid };
+    return { op, path, data, version: call.version, flags: 0, unique: call.unique === true, error, seenZxid };
   }
   if (op === "create" || op === "createWithStat") {
     // Sequential creates make a new name each time: nothing to read back (the recipes find theirs by a prefix).
     if (typeof call.flags !== "number" || isSequential(call.flags)) return null;
-    return { op, path, data, version: -1, flags: call.flags, error, seenZxid };
+    return { op, path, data, version: -1, flags: call.flags, unique: call.unique === true, error, seenZxid };
   }
   return null;
 }
@@ -82,6 +84,7 @@ function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
   return true;
 }
 const EMPTY = new Uint8Array(0);
+const SAME_BYTES = "the node holds these bytes, written after the loss, but another client may have written the very same bytes (uniqueData: true says none does)";
 
 /**
  * Judges `lost` from the node as read back after a later attempt of the same write was refused with `code`.
@@ -95,7 +98,7 @@ export function judge(lost: LostWrite, code: number, node: ReadBack, sessionId: 
     // Our write would be the node's latest data change or older than it; either way mzxid would be past `seen`.
     if (s.mzxid <= seen) return { kind: "refused" };
     if (s.version === lost.version + 1) {
-      if (sameBytes(node.data, lost.data)) return { kind: "applied" };
+      if (sameBytes(node.data, lost.data)) return lost.unique ? { kind: "applied" } : { kind: "unknown", why: SAME_BYTES };
       // Version v + 1 of the same node (created before the loss) holds other bytes: another writer moved v to v + 1.
       if (s.czxid <= seen) return { kind: "refused" };
       return { kind: "unknown", why: "the node was deleted and created again since" };
@@ -115,7 +118,7 @@ export function judge(lost: LostWrite, code: number, node: ReadBack, sessionId: 
       if (s.ephemeralOwner === sessionId) return { kind: "applied" };
       return { kind: "unknown", why: "another session's ephemeral node stands there now" };
     }
-    if (s.version === 0 && sameBytes(node.data, lost.data)) return { kind: "applied" };
+    if (s.version === 0 && sameBytes(node.data, lost.data)) return lost.unique ? { kind: "applied" } : { kind: "unknown", why: SAME_BYTES };
     return { kind: "unknown", why: "the node made since holds other data (or was changed since)" };
   }
   if (code === ErrorCode.NONODE) return { kind: "unknown", why: lost.op === "delete" ? "the node is gone, by this write or another" : "the node (or its parent) is gone since" };

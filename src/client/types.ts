@@ -282,6 +282,30 @@ export interface CreateOptions extends CallOptions {
   ttl?: number;
   /** Create missing ancestors first: containers where the server has them, else persistent, with `acl`. */
   createParents?: boolean;
+  /** As WriteOptions.uniqueData: no other client creates this path with these very bytes. */
+  uniqueData?: boolean;
+}
+
+/** What `JSON.stringify(zk)` shows of a client (`ZooKeeper.toJSON`): nothing secret. */
+export interface ClientSummary {
+  /** The session's state. */
+  state: SessionState;
+  /** The session id in hex, "0x0" before the first session. */
+  sessionId: string;
+  /** The server of the current connection, or null. */
+  remoteAddress: string | null;
+}
+
+/** Options of `setData`: `signal` as every call (CallOptions), and `uniqueData`. */
+export interface WriteOptions extends CallOptions {
+  /**
+   * true: no other client writes these very bytes (they carry the writer's id, a UUID, a sequence number). Then,
+   * when this write's reply was lost and the same write sent again is refused, finding these bytes at the version
+   * it expected + 1 proves it applied, and the call resolves. Without it that finding is reported as
+   * OutcomeUnknownError: another client writing the same bytes from the same version (two counters moving 5 to 6)
+   * cannot be told apart.
+   */
+  uniqueData?: boolean;
 }
 
 /** The outcome of one op of a `multi`, in the order of the ops. */

@@ -25,7 +25,7 @@ import { Transaction } from "./transaction.ts";
 import type { Clock } from "./clock.ts";
 import { readTimeoutFor } from "./wire/liveness.ts";
 import { type InternalOptions, sessionOptions } from "./session/session-options.ts";
-import type { ConnectOptions, CreateOptions, Data, Logger, OpResult, ReadOptions, SessionState, WatchedEvent, Watcher } from "./types.ts";
+import type { ClientSummary, ConnectOptions, CreateOptions, Data, Logger, OpResult, ReadOptions, SessionState, WatchedEvent, Watcher, WriteOptions } from "./types.ts";
 import { checkAcl, checkPath, checkVersion, checkWatcher, toBytes } from "./validate.ts";
 import { watchIterator } from "./watches/watch-iterator.ts";
 import { type RemovalContext, removeWatchers } from "./watch-removal.ts";
@@ -196,7 +196,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * What `JSON.stringify` shows of a client: its state, session id (hex) and server. Never its session password,
    * credentials or keys (util.inspect does not show them either).
    */
-  toJSON(): { state: SessionState; sessionId: string; remoteAddress: string | null } {
+  toJSON(): ClientSummary {
     return { state: this.state, sessionId: `0x${this.sessionId.toString(16)}`, remoteAddress: this.remoteAddress };
   }
 
@@ -402,16 +402,16 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * Replaces a node's data (with `version`: only at that version); resolves with the new Stat.
    * Server codes: NONODE, BADVERSION, NOAUTH; data over `maxBufferSize` rejects with BADARGUMENTS.
    */
-  setData(path: string, data: Data, version?: number, options?: CallOptions): Promise<Stat> {
+  setData(path: string, data: Data, version?: number, options?: WriteOptions): Promise<Stat> {
     return tracingRequests() ? traceRequest(this, "setData", path, () => this.setDataNow(path, data, version, options)) : this.setDataNow(path, data, version, options);
   }
 
-  private setDataNow(path: string, data: Data, version?: number, options?: CallOptions): Promise<Stat> {
+  private setDataNow(path: string, data: Data, version?: number, options?: WriteOptions): Promise<Stat> {
     try {
       checkPath("setData", path);
       const bytes = toBytes("setData", path, data);
       const v = checkVersion("setData", path, version);
-      return this.calls.request(Ops.setData, { op: "setData", path, data: bytes, version: v, signal: signalOf("setData", path, options) });
+      return this.calls.request(Ops.setData, { op: "setData", path, data: bytes, version: v, signal: signalOf("setData", path, options), unique: options?.uniqueData === true });
     } catch (e) {
       return Promise.reject(e);
     }

@@ -16,7 +16,7 @@ export type { ElectionEndReason } from "./errors.ts";
 export type { CachedNode, TreeCacheEvents, TreeCacheOptions } from "./tree-cache.ts";
 export { Barrier, BarrierTimeoutError, DoubleBarrier } from "./barrier.ts";
 export type { BarrierWaitOptions, DoubleBarrierNaming, DoubleBarrierOptions } from "./barrier.ts";
-export { SetOutcomeUnknownError, SharedCount } from "./shared-count.ts";
+export { SharedCount } from "./shared-count.ts";
 export type { SharedCountEvents, SharedCountNaming, SharedCountOptions, VersionedCount } from "./shared-count.ts";
 export { PartitionTimeoutError, SetPartitioner } from "./set-partitioner.ts";
 export type { PartitionState, SetPartitionerEvents, SetPartitionerOptions } from "./set-partitioner.ts";

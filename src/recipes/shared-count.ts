@@ -1,13 +1,13 @@
 // A shared integer in one znode, changed by versioned compare-and-set, on the layouts of Curator's SharedCount
 // (`naming: "curator"`: the value as a 4-byte big-endian int) and kazoo's Counter (`naming: "kazoo"`: the value as
 // decimal ASCII text, e.g. "5"; kazoo's `ensure_path` leaves the znode empty, which both read as the initial value).
-// A set whose reply was lost is resolved by reading the znode back once the session is connected again (after a
-// sync): the version unchanged means it did not apply and cannot apply any more (it is sent again, still
-// conditional); another write at the next version means ours failed; anything else cannot be told apart from our
-// own write and is reported as SetOutcomeUnknownError, never as a failure.
+// A set whose reply was lost is sent again once the session is connected, still conditional on the version, and
+// the client judges it (src/client/outcome.ts): the version unchanged, it applies now; another write at the next
+// version, BADVERSION (false); our value at the next version may be ours or another incrementer's, so it is
+// OutcomeUnknownError, never a failure.
 import { type TypedEmitter, TypedEventEmitter } from "../client/emitter.ts";
 import type { SessionState, Stat, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
-import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
+import { OutcomeUnknownError, ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { ErrorCode, EventType } from "../protocol/constants.ts";
 import { TERMINAL, afterConnectionLoss, checkRecipePath, reportError } from "./support.ts";
 
@@ -38,30 +38,6 @@ export interface SharedCountEvents {
   error: [error: Error];
 }
 
-/**
- * Rejects `trySet` (and `increment`) when the set was sent, its reply was lost, and reading the znode back cannot
- * tell whether it applied (code CONNECTIONLOSS): the znode is at a later version and holds what we wrote, or moved
- * on past it, or is gone, or the session ended before it could be read. It is never a definite failure.
- */
-export class SetOutcomeUnknownError extends ZooKeeperError {
-  /** The value the set wrote. */
-  readonly value: number;
-  /** The version it was conditional on. */
-  readonly expectedVersion: number;
-  /** The count read back after the loss (null when the znode was gone or could not be read). */
-  readonly current: VersionedCount | null;
-
-  /** Made by `trySet`; `path` is the count's znode. */
-  constructor(path: string, value: number, expectedVersion: number, current: VersionedCount | null, cause?: unknown) {
-    const now = current === null ? "could not be read back" : `reads ${current.value} at version ${current.version}`;
-    super(ErrorCode.CONNECTIONLOSS, `the reply to setting ${value} at version ${expectedVersion} was lost and the znode ${now}: it may or may not have applied`, { op: "trySet", path, cause });
-    this.name = "SetOutcomeUnknownError";
-    this.value = value;
-    this.expectedVersion = expectedVersion;
-    this.current = current;
-  }
-}
-
 const INT32_MIN = -0x80000000;
 const INT32_MAX = 0x7fffffff;
 
@@ -69,7 +45,7 @@ const INT32_MAX = 0x7fffffff;
  * A shared integer (Curator SharedCount, kazoo Counter): `get()` reads the value with its version, `trySet()`
  * writes only at that version, `increment()` retries that until it lands. Errors are ZooKeeperErrors:
  * BADARGUMENTS for bad arguments or a value the layout cannot hold, MARSHALLINGERROR for a znode that does not
- * hold a count, SetOutcomeUnknownError, and what the client rejects with.
+ * hold a count, OutcomeUnknownError (a lost set nobody can tell applied), and what the client rejects with.
  */
 export class SharedCount extends TypedEventEmitter<SharedCountEvents> {
   /** The count's znode path. */
@@ -124,32 +100,40 @@ export class SharedCount extends TypedEventEmitter<SharedCountEvents> {
 
   /**
    * Sets the count to `value` if the znode is still at `version`: true when it was set, false when another write
-   * came first (BADVERSION, or a lost reply read back as someone else's write). A lost reply is never a false:
-   * it is resolved by reading back, or rejected with SetOutcomeUnknownError.
+   * came first (BADVERSION, also when a lost set sent again finds another value at the next version). A lost reply
+   * is never a false: the set is sent again and judged by the client, or rejected with OutcomeUnknownError.
    */
   async trySet(value: number, version: number): Promise<boolean> {
     this.checkValue(value, "trySet", "value");
     if (!Number.isSafeInteger(version) || version < 0) throw new ZooKeeperError(ErrorCode.BADARGUMENTS, "version must be an integer >= 0 (from get())", { op: "trySet", path: this.path });
     const data = this.encode(value);
+    const lost: unknown[] = []; // sets sent whose replies were lost
     for (;;) {
       try {
         await this.zk.setData(this.path, data, version);
         return true;
       } catch (e) {
         if (isZooKeeperError(e, ErrorCode.BADVERSION)) return false;
-        if (!isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw e;
+        if (e instanceof OutcomeUnknownError || !isZooKeeperError(e, ErrorCode.CONNECTIONLOSS)) throw lost.length > 0 && !(e instanceof OutcomeUnknownError) ? this.unknown([...lost, e]) : e;
+        if (e.sent === true) lost.push(e);
       }
-      // The set was sent and its reply is lost: it may have applied.
-      const back = await this.readBack(value, version);
-      if (back === "notApplied") continue; // it cannot apply any more: sending it again is still conditional on `version`
-      if (back === "otherWrite") return false;
-      throw back;
+      // Lost: the same set again, once connected; the client judges a refusal it may have caused.
+      try {
+        await afterConnectionLoss(this.zk);
+      } catch (e) {
+        throw lost.length > 0 ? this.unknown([...lost, e]) : e;
+      }
     }
+  }
+
+  /** A set that was sent and lost, and the session (or a later attempt) ended before anything told its fate. */
+  private unknown(attempts: unknown[]): OutcomeUnknownError {
+    return new OutcomeUnknownError(attempts, "a set was sent and its reply lost, and the count could not be set again to tell", { op: "trySet", path: this.path });
   }
 
   /**
    * Adds `delta` (kazoo Counter's `+=`): reads, then sets at the version read, again until a set lands.
-   * Resolves with the count it set; SetOutcomeUnknownError when a lost reply leaves it unknown whether it landed.
+   * Resolves with the count it set; OutcomeUnknownError when a lost reply leaves it unknown whether it landed.
    */
   async increment(delta = 1): Promise<VersionedCount> {
     if (!Number.isSafeInteger(delta)) throw new ZooKeeperError(ErrorCode.BADARGUMENTS, "delta must be an integer", { op: "increment", path: this.path });
@@ -163,30 +147,6 @@ export class SharedCount extends TypedEventEmitter<SharedCountEvents> {
   /** Stops watching the znode (removes every "change" listener). */
   close(): void {
     this.removeAllListeners("change");
-  }
-
-  /** After a lost reply to a set of `value` at `version`: what reading the znode back (once connected, after a sync) tells. */
-  private async readBack(value: number, version: number): Promise<"notApplied" | "otherWrite" | SetOutcomeUnknownError> {
-    for (;;) {
-      let read: { data: Uint8Array | null; stat: Stat };
-      try {
-        await afterConnectionLoss(this.zk);
-        await this.zk.sync(this.path); // the server we reached may lag the one that ran the set
-        read = await this.zk.getData(this.path);
-      } catch (e) {
-        if (isZooKeeperError(e, ErrorCode.CONNECTIONLOSS) && !TERMINAL.has(this.zk.state)) continue;
-        return new SetOutcomeUnknownError(this.path, value, version, null, e);
-      }
-      let current: VersionedCount;
-      try {
-        current = this.decode(read);
-      } catch {
-        return new SetOutcomeUnknownError(this.path, value, version, null);
-      }
-      if (current.version === version) return "notApplied";
-      if (current.version === version + 1 && current.value !== value) return "otherWrite";
-      return new SetOutcomeUnknownError(this.path, value, version, current);
-    }
   }
 
   /** Creates the znode with the initial value (parents as containers); one that exists already is fine. */

@@ -47,13 +47,13 @@ describe("unknown outcomes (real server, replies dropped by the fault proxy)", (
     viaProxy = await sessions.client({ connectString: proxy.connectString });
   });
 
-  it("a versioned setData applied but its reply lost resolves as the success it was, five times in five", async () => {
+  it("a versioned setData of unique bytes applied but its reply lost resolves as the success it was, five times in five", async () => {
     const p = `${root}/cas`;
     await zk.create(p, "v0");
     for (let i = 1; i <= 5; i++) {
       const { stat } = await viaProxy.getData(p);
       const cut = proxy.cutAfterRequest(OpCode.setData, { forward: true });
-      const out = await retried(() => viaProxy.setData(p, `v${i}`, stat.version));
+      const out = await retried(() => viaProxy.setData(p, `v${i}`, stat.version, { uniqueData: true }));
       const seen = await cut;
       assert.equal(seen.serverErr, ErrorCode.OK, "the server applied the first attempt");
       assert.equal(out.error, undefined, `attempt errors: ${out.attempts.map(String).join(" | ")}`);
@@ -66,6 +66,18 @@ describe("unknown outcomes (real server, replies dropped by the fault proxy)", (
       assert.equal(now.stat.version, stat.version + 1);
     }
   }, 90_000);
+
+  it("the same, without uniqueData: OutcomeUnknownError (another client could have written the same bytes), never BADVERSION", async () => {
+    const p = `${root}/cas-shared`;
+    await zk.create(p, "5");
+    const cut = proxy.cutAfterRequest(OpCode.setData, { forward: true });
+    const out = await retried(() => viaProxy.setData(p, "6", 0)); // a counter moved from 5 to 6: others may write "6" too
+    assert.equal((await cut).serverErr, ErrorCode.OK);
+    assert.ok(out.error instanceof OutcomeUnknownError, String(out.error));
+    assert.equal((out.error.attempts[1] as ZooKeeperError).code, ErrorCode.BADVERSION);
+    assert.match(out.error.message, /another client may have written the very same bytes/);
+    assert.equal(dec((await zk.getData(p)).data), "6");
+  }, 60_000);
 
   it("a versioned setData that never reached the server is sent again and succeeds", async () => {
     const p = `${root}/cas-unsent`;
@@ -100,12 +112,12 @@ describe("unknown outcomes (real server, replies dropped by the fault proxy)", (
     const p = `${root}/cas-hidden`;
     await zk.create(p, "a");
     const cut = proxy.cutAfterRequest(OpCode.setData, { forward: true });
-    const first = rejectsWith(viaProxy.setData(p, "mine", 0), "CONNECTIONLOSS");
+    const first = rejectsWith(viaProxy.setData(p, "mine", 0, { uniqueData: true }), "CONNECTIONLOSS");
     assert.equal((await cut).serverErr, ErrorCode.OK);
     const e1 = await first;
     await zk.setData(p, "later", 1); // hides whether "mine" was ever there
     await untilState(viaProxy, "connected");
-    const e2 = await viaProxy.setData(p, "mine", 0).catch((e: unknown) => e);
+    const e2 = await viaProxy.setData(p, "mine", 0, { uniqueData: true }).catch((e: unknown) => e);
     assert.ok(e2 instanceof OutcomeUnknownError, String(e2));
     assert.equal(e2.code, ErrorCode.CONNECTIONLOSS);
     assert.equal(e2.attempts[0], e1);
@@ -117,14 +129,14 @@ describe("unknown outcomes (real server, replies dropped by the fault proxy)", (
     for (const mode of [CreateMode.EPHEMERAL, CreateMode.PERSISTENT]) {
       const p = `${root}/made-${mode}`;
       const cut = proxy.cutAfterRequest(OpCode.create, { forward: true });
-      const out = await retried(() => viaProxy.create(p, "data", { mode }));
+      const out = await retried(() => viaProxy.create(p, "data", { mode, uniqueData: true }));
       assert.equal((await cut).serverErr, ErrorCode.OK);
       assert.equal(out.error, undefined, `attempt errors: ${out.attempts.map(String).join(" | ")}`);
       assert.equal(out.value, p);
       if (mode === CreateMode.EPHEMERAL) assert.equal((await zk.exists(p))!.ephemeralOwner, viaProxy.sessionId);
     }
     await zk.create(`${root}/taken`, "theirs");
-    await rejectsWith(withRetry(() => viaProxy.create(`${root}/taken`, "data")), "NODEEXISTS");
+    await rejectsWith(withRetry(() => viaProxy.create(`${root}/taken`, "data", { uniqueData: true })), "NODEEXISTS");
   }, 60_000);
 
   it("a lost sequential create is not sent again: OutcomeUnknownError at once", async () => {

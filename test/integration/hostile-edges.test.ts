@@ -77,7 +77,7 @@ describe("edge faults", () => {
     try {
       const path = `${root}/applied`;
       const cut = proxy.cutAfterRequest(OpCode.create, { forward: true });
-      const r = await settle(zk.create(path, "x"));
+      const r = await settle(zk.create(path, "x", { uniqueData: true }));
       const info = await cut;
       assert.ok(info.fired);
       assert.equal(info.serverErr, 0, "the server did apply the create");
@@ -86,8 +86,9 @@ describe("edge faults", () => {
       await until("reconnected", () => zk.state === "connected", 15_000);
       assert.ok(await zk.exists(path), "the applied create is visible after the reconnect");
       // The same create sent again meets its own node: the client reads it back (made after the loss, the same
-      // bytes, never changed) and resolves with the path instead of a false NODEEXISTS. Other bytes are a true one.
-      const again = await settle(zk.create(path, "x"));
+      // bytes, which nobody else writes, never changed) and resolves with the path instead of a false NODEEXISTS.
+      // Other bytes are a true one.
+      const again = await settle(zk.create(path, "x", { uniqueData: true }));
       assert.equal(codeOf(again), "resolved");
       assert.equal((again as { value: unknown }).value, path);
       const other = await settle(zk.create(path, "y"));

@@ -181,7 +181,7 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
           // Through withRetry, as the docs advise: a lost reply is sent again and judged by the client, so a CAS
           // that happened is never recorded as failed (the checker would find its value read later).
           let attempts = 0;
-          const r = await call(c, key, input, () => withRetry(() => (attempts++, zk.setData(path, value, version)), { retries: 3, baseDelay: 20, maxDelay: 200 }), (stat) => ({ version: stat.version }));
+          const r = await call(c, key, input, () => withRetry(() => (attempts++, zk.setData(path, value, version, { uniqueData: true })), { retries: 3, baseDelay: 20, maxDelay: 200 }), (stat) => ({ version: stat.version }));
           if (attempts > 1) {
             const last = history[history.length - 1]!;
             resent.set(last.outcome, (resent.get(last.outcome) ?? 0) + 1);

@@ -13,13 +13,16 @@ const stat = (s: Partial<Stat>): Stat => ({ czxid: 10n, mzxid: 10n, ctime: 0, mt
 const loss = (op: string, path: string): ZooKeeperError => new ZooKeeperError(ErrorCode.CONNECTIONLOSS, "cut", { op, path, sent: true });
 
 function lostWrite(w: Partial<LostWrite> & Pick<LostWrite, "op">): LostWrite {
-  return { path: "/k", data: enc("ours"), version: 4, flags: 0, error: loss(w.op, "/k"), seenZxid: 100n, ...w };
+  return { path: "/k", data: enc("ours"), version: 4, flags: 0, unique: true, error: loss(w.op, "/k"), seenZxid: 100n, ...w };
 }
 
 describe("judging a lost write from a read-back", () => {
-  it("setData: our bytes at version + 1, written after the loss, is the write applied", () => {
+  it("setData: our unique bytes at version + 1, written after the loss, is the write applied; bytes others may write too are unknown", () => {
     const lost = lostWrite({ op: "setData" });
     assert.deepEqual(judge(lost, ErrorCode.BADVERSION, { data: enc("ours"), stat: stat({ version: 5, mzxid: 101n }) }, 1n), { kind: "applied" });
+    const shared = judge({ ...lost, unique: false }, ErrorCode.BADVERSION, { data: enc("ours"), stat: stat({ version: 5, mzxid: 101n }) }, 1n);
+    assert.equal(shared.kind, "unknown");
+    assert.match((shared as { why: string }).why, /another client may have written the very same bytes/);
   });
 
   it("setData: data last changed before the loss was seen, or other bytes at version + 1 of the same node, is a true BADVERSION", () => {
@@ -50,6 +53,8 @@ describe("judging a lost write from a read-back", () => {
     assert.equal(judge(eph, ErrorCode.NODEEXISTS, { data: enc("x"), stat: stat({ czxid: 101n, mzxid: 101n, ephemeralOwner: 8n }) }, 7n).kind, "unknown");
     const persistent = lostWrite({ op: "createWithStat", version: -1, flags: CreateMode.PERSISTENT });
     assert.equal(judge(persistent, ErrorCode.NODEEXISTS, { data: enc("ours"), stat: stat({ czxid: 101n, mzxid: 101n }) }, 7n).kind, "applied");
+    assert.equal(judge({ ...persistent, unique: false }, ErrorCode.NODEEXISTS, { data: enc("ours"), stat: stat({ czxid: 101n, mzxid: 101n }) }, 7n).kind, "unknown");
+    assert.equal(judge({ ...eph, unique: false }, ErrorCode.NODEEXISTS, { data: enc("x"), stat: stat({ czxid: 101n, mzxid: 101n, ephemeralOwner: 7n }) }, 7n).kind, "applied"); // the owner proves it
     assert.equal(judge(persistent, ErrorCode.NODEEXISTS, { data: enc("ours"), stat: stat({ czxid: 101n, mzxid: 105n, version: 1 }) }, 7n).kind, "unknown");
     assert.equal(judge(persistent, ErrorCode.NODEEXISTS, null, 7n).kind, "unknown");
   });

@@ -90,6 +90,8 @@ export interface Call<Res, Out> {
   result?: (res: Res, chroot: string) => Out;
   /** The body's `path` is a server path already (outside the chroot: /zookeeper/config). */
   absolute?: boolean;
+  /** A write whose bytes are its own (WriteOptions.uniqueData): found after a loss, they prove it applied (outcome.ts). */
+  unique?: boolean;
 }
 
 /** A Pending's frame once the connection took it. */
