@@ -25,6 +25,7 @@ const CROSS_RUNTIME = [
   "test/integration/ensemble-tracker.test.ts",
   "test/integration/secure-tls.test.ts",
   "test/integration/secure-tls13.test.ts",
+  "test/integration/secure-tls-rotation.test.ts",
   "test/integration/secure-sasl.test.ts",
   "test/integration/secure-tls-sasl.test.ts",
   "test/integration/secure-secrets.test.ts",

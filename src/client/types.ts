@@ -170,13 +170,24 @@ export interface TlsSecureContext {
 
 /**
  * TLS options of `ConnectOptions.tls`: the connect options of Node's tls module that apply to a ZooKeeper client port,
- * passed to the default transport's `tls.connect` as given (a `tls.ConnectionOptions` object fits as it is). The same
- * options serve every host, every reconnect and the read-only probes. The server's certificate is verified against
- * `servername` when given, else against the connect string's host. Keys and passphrases are never logged.
+ * passed to the default transport's `tls.connect` as given (a `tls.ConnectionOptions` object fits as it is), plus
+ * `caFile`, `certFile` and `keyFile`: PEM files read again for each new connection, so a rotated certificate or CA
+ * bundle is used from the next reconnect on. The same options serve every host, every reconnect and the read-only
+ * probes. The server's certificate is verified against `servername` when given, else against the connect string's
+ * host. Keys and passphrases are never logged.
  */
 export interface TlsOptions {
   /** Trusted CA certificates, PEM (default: the runtime's trust store). */
   ca?: string | Uint8Array | (string | Uint8Array)[];
+  /**
+   * Files of trusted CA certificates, PEM, read for each new connection (added to `ca`). An unreadable file or one
+   * with no complete PEM block fails that connection attempt (code `ERR_TLS_FILE`); the next attempt reads it again.
+   */
+  caFile?: string | string[];
+  /** The client certificate chain's file, PEM, read for each new connection (instead of `cert`). */
+  certFile?: string;
+  /** The client private key's file, PEM, read for each new connection (instead of `key`; `passphrase` applies). */
+  keyFile?: string;
   /** The client certificate chain, PEM: mutual TLS (with `key`); the server records `x509:<subject DN>`. */
   cert?: string | Uint8Array | (string | Uint8Array)[];
   /** The client's private key, PEM (with `cert`). */
@@ -209,6 +220,9 @@ export interface TlsOptions {
   secureContext?: TlsSecureContext;
 }
 
+/** `ConnectOptions.tls`: true, `TlsOptions`, or a function giving the current `TlsOptions` for each new connection. */
+export type TlsSetting = boolean | TlsOptions | (() => TlsOptions | Promise<TlsOptions>);
+
 /** Options of `ZooKeeper.connect`; every one is optional. */
 export interface ConnectOptions {
   /** Session timeout asked for, ms (default 30000); the server clamps it. */
@@ -222,8 +236,13 @@ export interface ConnectOptions {
   readOnly?: boolean;
   /** Credentials sent right after every (re)connect. */
   auth?: AuthInfo[];
-  /** true, or `TlsOptions` (`ca`, `cert`, `key`, `servername`, ...: tls.connect's options), for a secure client port. */
-  tls?: boolean | TlsOptions;
+  /**
+   * true, or `TlsOptions` (`ca`, `cert`, `key`, `servername`, ...: tls.connect's options; `caFile`, `certFile`,
+   * `keyFile`: files read for each new connection), for a secure client port; or a function giving the current
+   * `TlsOptions`, called for each new connection (each reconnect and each read-only probe), e.g. to load rotated
+   * certificates from a secret store. A function that throws or rejects fails that attempt only (code `ERR_TLS_FILE`).
+   */
+  tls?: TlsSetting;
   /** SASL credentials (DIGEST-MD5 or GSSAPI); `connect()` rejects with AUTHFAILED when the login is refused. */
   sasl?: SaslOptions;
   /** Resume an existing session. */

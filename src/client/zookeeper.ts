@@ -121,7 +121,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     const saslUser = typeof sasl?.username === "string" ? sasl.username : typeof sasl?.principal === "string" ? sasl.principal : null;
     if (sasl) this.credentials.push(saslUser === null ? "sasl" : `sasl user ${JSON.stringify(saslUser)}`);
     const tls = options.tls;
-    if (typeof tls === "object" && tls !== null && (tls.cert !== undefined || tls.pfx !== undefined)) this.credentials.push("x509 (the TLS client certificate)");
+    if (typeof tls === "object" && tls !== null && (tls.cert !== undefined || tls.certFile !== undefined || tls.pfx !== undefined)) this.credentials.push("x509 (the TLS client certificate)");
     this.session = new Session(o);
     this.calls = new Caller(this.chroot, this.watches, this.session.send, this.session.lost);
   }

@@ -12,7 +12,7 @@ import type { Clock } from "../clock.ts";
 import { type SaslClient, type SaslFactory, SaslRefused } from "../sasl/exchange.ts";
 import type { EndState } from "./session-states.ts";
 import { type Bound, Deadline, type Dialer, dialWithin } from "../transport/transport.ts";
-import type { Logger, TlsOptions } from "../types.ts";
+import type { Logger, TlsSetting } from "../types.ts";
 
 export type Outcome =
   | { kind: "established"; conn: Connection; res: ConnectResponse; mech: SaslClient | undefined; guard: Deadline | null }
@@ -23,7 +23,7 @@ export type Outcome =
 /** What an attempt needs from the session. */
 export interface DialContext {
   dialer: Dialer;
-  tls?: boolean | TlsOptions;
+  tls?: TlsSetting;
   sasl?: SaslFactory;
   clock: Clock;
   logger: Logger;

@@ -8,7 +8,8 @@ import { fourLetterWord } from "../transport/four-letter.ts";
 import { type ServerMemory, serverMemory } from "./features.ts";
 import { type SaslFactory, saslFactory } from "../sasl/exchange.ts";
 import { type Dialer, type Transport, TransportDialOptions, defaultTransport, dialSocket } from "../transport/transport.ts";
-import type { ConnectOptions, Logger, SessionState, TlsOptions, WatchedEvent } from "../types.ts";
+import type { ConnectOptions, Logger, SessionState, TlsSetting, WatchedEvent } from "../types.ts";
+import { tlsFilesProblem } from "../transport/tls-files.ts";
 import type { WatchRegistry } from "../watches/watches.ts";
 
 /** Time allowed for the first session when `connectTimeout` is not given, ms (Curator's and kazoo's default too). */
@@ -19,7 +20,8 @@ export interface SessionOptions {
   sessionTimeout: number;
   connectTimeout: number;
   readOnly: boolean;
-  tls?: boolean | TlsOptions;
+  /** As given: a function or files are loaded again for each dial (tls-files.ts). */
+  tls?: TlsSetting;
   /** The SASL client for a connection to a host (GSSAPI gets its service ticket first). */
   sasl?: SaslFactory;
   sessionId?: bigint;
@@ -77,6 +79,8 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
   if (typeof clock !== "object" || clock === null || typeof clock.now !== "function" || typeof clock.setTimeout !== "function" || typeof clock.clearTimeout !== "function") {
     throw badArguments("clock must have now(), setTimeout() and clearTimeout()", "connect");
   }
+  const tlsProblem = tlsFilesProblem(options.tls);
+  if (tlsProblem !== null) throw badArguments(tlsProblem, "connect");
   if (clock.wallTime !== undefined && typeof clock.wallTime !== "function") throw badArguments("clock.wallTime must be a function", "connect");
   // The default transport takes dialWithin's DialRequest as it is; a Transport is given TransportDialOptions,
   // whose `signal` is made when it reads it (an own property: a spread copy keeps it). Neither makes an

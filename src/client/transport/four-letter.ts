@@ -5,9 +5,10 @@
 import type { HostPort } from "../../protocol/connect-string.ts";
 import { concatBytes } from "../bytes.ts";
 import type { Clock } from "../clock.ts";
-import { Deadline, type Dialer, type DialOptions, dialWithin } from "./transport.ts";
+import type { TlsSetting } from "../types.ts";
+import { Deadline, type Dialer, dialWithin } from "./transport.ts";
 
-export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd: string, timeoutMs = 2000, tls?: DialOptions["tls"]): Promise<string> {
+export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd: string, timeoutMs = 2000, tls?: TlsSetting): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let done = false;

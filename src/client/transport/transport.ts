@@ -6,7 +6,8 @@ import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { type HostPort, hostText } from "../../protocol/connect-string.ts";
 import { type Clock, type TimerHandle, systemClock } from "../clock.ts";
-import type { TlsOptions } from "../types.ts";
+import type { TlsOptions, TlsSetting } from "../types.ts";
+import { loadTls, tlsNeedsLoading } from "./tls-files.ts";
 
 /** A duplex byte stream to one server, as a Transport gives it. */
 export interface Link {
@@ -293,9 +294,36 @@ export class Deadline {
 /**
  * Runs `dial` with its DialRequest (`tls`, `ms`), cancelled when `deadline` passes (the connect timeout is the
  * client's, not the Transport's, `ms` only names it): rejects then, whether or not the Transport heeds the signal, and closes a
- * link that comes later. A failed dial stops the deadline; a link keeps it running for what follows.
+ * link that comes later. A failed dial stops the deadline; a link keeps it running for what follows. A `tls`
+ * function or TlsOptions naming files are loaded first, for this dial, within the same deadline (tls-files.ts).
  */
 export function dialWithin(
+  deadline: Deadline,
+  ms: number,
+  target: HostPort,
+  tls: TlsSetting | undefined,
+  dial: (request: DialRequest) => Promise<Link>,
+): Promise<Link> {
+  if (!tlsNeedsLoading(tls)) return dialNow(deadline, ms, target, tls, dial);
+  return new Promise<Link>((resolve, reject) => {
+    let expired = false;
+    deadline.expireWith(() => {
+      expired = true;
+      reject(new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms (loading the TLS material)`));
+    });
+    loadTls(tls).then(
+      (options) => {
+        if (!expired) dialNow(deadline, ms, target, options, dial).then(resolve, reject);
+      },
+      (e: unknown) => {
+        deadline.stop();
+        reject(e);
+      },
+    );
+  });
+}
+
+function dialNow(
   deadline: Deadline,
   ms: number,
   target: HostPort,
