@@ -20,6 +20,7 @@ const CROSS_RUNTIME = [
   "test/integration/client-auth.test.ts",
   "test/integration/client-session.test.ts",
   "test/integration/client-ensemble.test.ts",
+  "test/integration/client-dns.test.ts",
   "test/integration/client-readonly.test.ts",
   "test/integration/client-lines.test.ts",
   "test/integration/ensemble-tracker.test.ts",

@@ -262,6 +262,15 @@ export interface ConnectOptions {
    */
   transport?: Transport;
   /**
+   * Resolves a connect string's host name to addresses, called on every connection attempt (and read-only probe),
+   * so a server whose name moved is found at its new address. Default: none, and the default transport has the name
+   * resolved by the system's resolver (node:dns lookup, as node:net does) on every attempt too. When given, the client
+   * dials one of the addresses (at random, as the Java client), keeping the name for TLS (SNI and the certificate
+   * check) and messages; a name that does not resolve (it rejects, or gives no address) fails that attempt with
+   * code ENOTFOUND and the client moves on to the next host without the usual pause. IP addresses are not resolved.
+   */
+  resolver?: (host: string) => Promise<string[]>;
+  /**
    * Timers and "now" for the client's own timing: read timeout, pings, client-side expiry, stall detection,
    * reconnect backoff, `lastHeardAt` and the lease (default `systemClock`: performance.now() and global timers).
    */

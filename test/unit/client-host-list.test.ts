@@ -69,3 +69,38 @@ describe("updateServerList during a reconnect", () => {
     await zk.close();
   });
 });
+
+describe("ConnectOptions.resolver on every attempt", () => {
+  it("names are resolved again for each dial; a name that no longer resolves is skipped without the random pause", async () => {
+    const clock = new ManualClock();
+    const hosts = new Hosts();
+    const table = new Map([["a", ["10.0.0.1"]], ["b", ["10.0.0.2"]]]);
+    const asked: string[] = [];
+    const resolver = async (name: string): Promise<string[]> => {
+      asked.push(name);
+      const addresses = table.get(name);
+      if (addresses === undefined) throw new Error(`getaddrinfo ENOTFOUND ${name}`);
+      return addresses;
+    };
+    const pending = ZooKeeper.connect("a:2181,b:2181", { transport: hosts, clock, resolver, sessionTimeout: 3000, connectTimeout: 10_000 });
+    await settle();
+    const zk = await pending;
+    assert.equal(hosts.dials.length, 1);
+    const here = hosts.dials[0]!; // the address dialled, not the name
+    const mine = here === "10.0.0.1" ? "a" : "b";
+    const other = mine === "a" ? "b" : "a";
+    assert.equal(zk.remoteAddress, `${here}:2181`);
+    table.delete(other);
+    hosts.drop();
+    await settle();
+    assert.equal(zk.state, "disconnected");
+    // The random 0-1 s before the first redial, which goes to the other host: 1 ms at a time until it is asked.
+    const before = asked.length;
+    for (let ms = 0; ms <= 1000 && !asked.slice(before).includes(other); ms++) await clock.advance(1);
+    // The other name failed to resolve (no dial) and the next host was dialled in the same ms: no second random pause.
+    assert.equal(zk.state, "connected");
+    assert.deepEqual(hosts.dials, [here, here]);
+    assert.deepEqual(asked.slice(-2), [other, mine]);
+    await zk.close();
+  });
+});
