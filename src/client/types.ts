@@ -220,6 +220,14 @@ export interface TlsOptions {
   secureContext?: TlsSecureContext;
 }
 
+/** One SRV record as `ConnectOptions.srvResolver` gives it (node:dns's SrvRecord has these fields and more). */
+export interface SrvTarget {
+  /** The target host name. */
+  name: string;
+  /** The target's port. */
+  port: number;
+}
+
 /** `ConnectOptions.tls`: true, `TlsOptions`, or a function giving the current `TlsOptions` for each new connection. */
 export type TlsSetting = boolean | TlsOptions | (() => TlsOptions | Promise<TlsOptions>);
 
@@ -270,6 +278,16 @@ export interface ConnectOptions {
    * code ENOTFOUND and the client moves on to the next host without the usual pause. IP addresses are not resolved.
    */
   resolver?: (host: string) => Promise<string[]>;
+  /**
+   * For a `dns-srv://NAME[/chroot]` connect string (as ZooKeeper 3.10's client reads it): looks up NAME's SRV
+   * records, at connect() and every `srvRefreshMs` (default node:dns `resolveSrv`). docs/client.md "DNS SRV".
+   */
+  srvResolver?: (name: string) => Promise<SrvTarget[]>;
+  /**
+   * For a `dns-srv://` connect string: ms between SRV lookups on the client's clock (default 60000, the Java
+   * client's; 0: only at connect()). A changed server set is applied as `updateServerList` applies a new list.
+   */
+  srvRefreshMs?: number;
   /**
    * Timers and "now" for the client's own timing: read timeout, pings, client-side expiry, stall detection,
    * reconnect backoff, `lastHeardAt` and the lease (default `systemClock`: performance.now() and global timers).

@@ -5,7 +5,7 @@
 // longer resolves is skipped for the next host; only when no host resolves does connect() fail, saying so.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { ErrorCode, ZooKeeper, ZooKeeperError, type Logger } from "../../src/index.ts";
+import { ErrorCode, ZooKeeper, ZooKeeperError, type Logger, type SrvTarget } from "../../src/index.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { startStandalone, type ZkServer } from "../support/zk-server.ts";
 import { until, untilState } from "../support/wait.ts";
@@ -108,4 +108,34 @@ describe("host names resolved on every attempt (ConnectOptions.resolver, real se
     const bad = await ZooKeeper.connect(`zk.test:${port}`, { resolver: "dns" as never }).then(() => null, (e: unknown) => e);
     assert.ok(bad instanceof ZooKeeperError && bad.code === ErrorCode.BADARGUMENTS, String(bad));
   }, 30_000);
+
+  it("dns-srv://NAME/chroot: the SRV records' servers, followed when the record changes; the chroot kept", async () => {
+    const port = server.clientPort;
+    // The SRV record first names old.zk.test (127.0.0.2, the forwarder), then new.zk.test (127.0.0.1).
+    const { resolver } = tableResolver(new Map([["old.zk.test", ["127.0.0.2"]], ["new.zk.test", ["127.0.0.1"]]]));
+    let target = "old.zk.test";
+    let lookups = 0;
+    const srvResolver = async (name: string): Promise<SrvTarget[]> => {
+      assert.equal(name, "_zookeeper._tcp.zk.test");
+      lookups++;
+      return [{ name: target, port }];
+    };
+    const root = `/dns-srv-${Date.now()}`;
+    const plain = await ZooKeeper.connect(server.connectString);
+    clients.push(plain);
+    await plain.create(root, "");
+    const zk = await ZooKeeper.connect(`dns-srv://_zookeeper._tcp.zk.test${root}`, { srvResolver, resolver, srvRefreshMs: 200, sessionTimeout: 30_000 });
+    clients.push(zk);
+    assert.equal(zk.remoteAddress, `127.0.0.2:${port}`);
+    await zk.create("/child", "via srv");
+    assert.equal(new TextDecoder().decode((await plain.getData(`${root}/child`)).data!), "via srv");
+    const id = zk.sessionId;
+    const t0 = performance.now();
+    target = "new.zk.test";
+    const seen = lookups;
+    await until("the client follows the SRV record", () => zk.state === "connected" && zk.remoteAddress === `127.0.0.1:${port}`, 20_000);
+    console.log(`dns-srv timeline:\n  0 ms SRV record now names new.zk.test\n  ${Math.round(performance.now() - t0)} ms reconnected to ${zk.remoteAddress} (${lookups - seen} lookups since)`);
+    assert.equal(zk.sessionId, id);
+    assert.equal(new TextDecoder().decode((await zk.getData("/child")).data!), "via srv", "the chroot is kept");
+  }, 60_000);
 });
