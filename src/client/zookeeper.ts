@@ -152,7 +152,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     for (const a of options.auth ?? []) {
       if (!a || typeof a.scheme !== "string") throw badArguments("auth entries need a scheme and auth", "connect");
     }
-    const srv = await startDnsSrv(connectString, options); // dns-srv://NAME[/chroot]: its SRV records' hosts
+    // dns-srv://NAME[/chroot]: its SRV records' hosts (a plain connect string goes on in this turn, as before).
+    const srv = typeof connectString === "string" && connectString.startsWith("dns-srv://") ? await startDnsSrv(connectString, options) : null;
     const zk = new ZooKeeper(srv?.connectString ?? connectString, options);
     const auths = (options.auth ?? []).map((a) => zk.addAuth(a.scheme, toBytes("connect", "/", a.auth) ?? new Uint8Array(0)));
     // Stored credentials go out on the first connection's priming; their outcome is the session's.
