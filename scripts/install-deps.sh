@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use (real ZooKeeper 3.8.0 server jars, the Java client and
-# Curator for interop checks, openssl for TLS certificates). apt-get runs only when one is missing,
+# Curator for interop checks, openssl for TLS certificates, dnsmasq-base as a real DNS server for the
+# resolver tests). apt-get runs only when one is missing,
 # quietly: one line, apt's output in a log file.
 set -euo pipefail
 
-PACKAGES=(zookeeper libzookeeper-java libcurator-recipes-java openssl python3-kazoo gnuplot-nox krb5-kdc krb5-admin-server krb5-user)
+PACKAGES=(zookeeper libzookeeper-java libcurator-recipes-java openssl python3-kazoo gnuplot-nox krb5-kdc krb5-admin-server krb5-user dnsmasq-base)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -170,13 +170,24 @@ export interface TlsSecureContext {
 
 /**
  * TLS options of `ConnectOptions.tls`: the connect options of Node's tls module that apply to a ZooKeeper client port,
- * passed to the default transport's `tls.connect` as given (a `tls.ConnectionOptions` object fits as it is). The same
- * options serve every host, every reconnect and the read-only probes. The server's certificate is verified against
- * `servername` when given, else against the connect string's host. Keys and passphrases are never logged.
+ * passed to the default transport's `tls.connect` as given (a `tls.ConnectionOptions` object fits as it is), plus
+ * `caFile`, `certFile` and `keyFile`: PEM files read again for each new connection, so a rotated certificate or CA
+ * bundle is used from the next reconnect on. The same options serve every host, every reconnect and the read-only
+ * probes. The server's certificate is verified against `servername` when given, else against the connect string's
+ * host. Keys and passphrases are never logged.
  */
 export interface TlsOptions {
   /** Trusted CA certificates, PEM (default: the runtime's trust store). */
   ca?: string | Uint8Array | (string | Uint8Array)[];
+  /**
+   * Files of trusted CA certificates, PEM, read for each new connection (added to `ca`). An unreadable file or one
+   * with no complete PEM block fails that connection attempt (code `ERR_TLS_FILE`); the next attempt reads it again.
+   */
+  caFile?: string | string[];
+  /** The client certificate chain's file, PEM, read for each new connection (instead of `cert`). */
+  certFile?: string;
+  /** The client private key's file, PEM, read for each new connection (instead of `key`; `passphrase` applies). */
+  keyFile?: string;
   /** The client certificate chain, PEM: mutual TLS (with `key`); the server records `x509:<subject DN>`. */
   cert?: string | Uint8Array | (string | Uint8Array)[];
   /** The client's private key, PEM (with `cert`). */
@@ -209,6 +220,17 @@ export interface TlsOptions {
   secureContext?: TlsSecureContext;
 }
 
+/** One SRV record as `ConnectOptions.srvResolver` gives it (node:dns's SrvRecord has these fields and more). */
+export interface SrvTarget {
+  /** The target host name. */
+  name: string;
+  /** The target's port. */
+  port: number;
+}
+
+/** `ConnectOptions.tls`: true, `TlsOptions`, or a function giving the current `TlsOptions` for each new connection. */
+export type TlsSetting = boolean | TlsOptions | (() => TlsOptions | Promise<TlsOptions>);
+
 /** Options of `ZooKeeper.connect`; every one is optional. */
 export interface ConnectOptions {
   /** Session timeout asked for, ms (default 30000); the server clamps it. */
@@ -222,8 +244,13 @@ export interface ConnectOptions {
   readOnly?: boolean;
   /** Credentials sent right after every (re)connect. */
   auth?: AuthInfo[];
-  /** true, or `TlsOptions` (`ca`, `cert`, `key`, `servername`, ...: tls.connect's options), for a secure client port. */
-  tls?: boolean | TlsOptions;
+  /**
+   * true, or `TlsOptions` (`ca`, `cert`, `key`, `servername`, ...: tls.connect's options; `caFile`, `certFile`,
+   * `keyFile`: files read for each new connection), for a secure client port; or a function giving the current
+   * `TlsOptions`, called for each new connection (each reconnect and each read-only probe), e.g. to load rotated
+   * certificates from a secret store. A function that throws or rejects fails that attempt only (code `ERR_TLS_FILE`).
+   */
+  tls?: TlsSetting;
   /** SASL credentials (DIGEST-MD5 or GSSAPI); `connect()` rejects with AUTHFAILED when the login is refused. */
   sasl?: SaslOptions;
   /** Resume an existing session. */
@@ -242,6 +269,25 @@ export interface ConnectOptions {
    * `Deno.connect`, or a test double. docs/sessions-and-failures.md "Custom transports and clocks".
    */
   transport?: Transport;
+  /**
+   * Resolves a connect string's host name to addresses, called on every connection attempt (and read-only probe),
+   * so a server whose name moved is found at its new address. Default: none, and the default transport has the name
+   * resolved by the system's resolver (node:dns lookup, as node:net does) on every attempt too. When given, the client
+   * dials one of the addresses (at random, as the Java client), keeping the name for TLS (SNI and the certificate
+   * check) and messages; a name that does not resolve (it rejects, or gives no address) fails that attempt with
+   * code ENOTFOUND and the client moves on to the next host without the usual pause. IP addresses are not resolved.
+   */
+  resolver?: (host: string) => Promise<string[]>;
+  /**
+   * For a `dns-srv://NAME[/chroot]` connect string (as ZooKeeper 3.10's client reads it): looks up NAME's SRV
+   * records, at connect() and every `srvRefreshMs` (default node:dns `resolveSrv`). docs/client.md "DNS SRV".
+   */
+  srvResolver?: (name: string) => Promise<SrvTarget[]>;
+  /**
+   * For a `dns-srv://` connect string: ms between SRV lookups on the client's clock (default 60000, the Java
+   * client's; 0: only at connect()). A changed server set is applied as `updateServerList` applies a new list.
+   */
+  srvRefreshMs?: number;
   /**
    * Timers and "now" for the client's own timing: read timeout, pings, client-side expiry, stall detection,
    * reconnect backoff, `lastHeardAt` and the lease (default `systemClock`: performance.now() and global timers).

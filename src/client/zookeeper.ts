@@ -21,6 +21,7 @@ import { TypedEventEmitter } from "./emitter.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "./listeners.ts";
 import { Session } from "./session/session.ts";
 import { parsedConnectString } from "./session/hosts.ts";
+import { type DnsSrvRefresh, startDnsSrv } from "./session/dns-srv.ts";
 import { Transaction } from "./transaction.ts";
 import type { Clock } from "./clock.ts";
 import { readTimeoutFor } from "./wire/liveness.ts";
@@ -84,6 +85,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private readonly identities = (): string => identitiesText(this.credentials);
   /** Follows /zookeeper/config (trackEnsemble); null when off from the start. */
   private tracker: EnsembleTracker | null = null;
+  /** A dns-srv:// connect string's periodic SRV lookup (null for a plain connect string). */
+  private srvRefresh: DnsSrvRefresh | null = null;
 
   private constructor(connectString: string, options: InternalOptions) {
     super();
@@ -121,13 +124,14 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     const saslUser = typeof sasl?.username === "string" ? sasl.username : typeof sasl?.principal === "string" ? sasl.principal : null;
     if (sasl) this.credentials.push(saslUser === null ? "sasl" : `sasl user ${JSON.stringify(saslUser)}`);
     const tls = options.tls;
-    if (typeof tls === "object" && tls !== null && (tls.cert !== undefined || tls.pfx !== undefined)) this.credentials.push("x509 (the TLS client certificate)");
+    if (typeof tls === "object" && tls !== null && (tls.cert !== undefined || tls.certFile !== undefined || tls.pfx !== undefined)) this.credentials.push("x509 (the TLS client certificate)");
     this.session = new Session(o);
     this.calls = new Caller(this.chroot, this.watches, this.session.send, this.session.lost);
   }
 
   /**
-   * Connects (`"host:port,host:port/chroot"`; the chroot must exist) and resolves once a session is established.
+   * Connects (`"host:port,host:port/chroot"`, or `"dns-srv://NAME/chroot"`: the servers of NAME's SRV records; the
+   * chroot must exist) and resolves once a session is established.
    * Rejects with BADARGUMENTS, AUTHFAILED (SASL refused), or CONNECTIONLOSS after `connectTimeout` (default 15 s;
    * at once for a certificate error or, on Deno, a missing net permission), whose message says when every host
    * refused or did not resolve (`ECONNREFUSED on every host of "..."`), else the last error.
@@ -148,12 +152,21 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     for (const a of options.auth ?? []) {
       if (!a || typeof a.scheme !== "string") throw badArguments("auth entries need a scheme and auth", "connect");
     }
-    const zk = new ZooKeeper(connectString, options);
+    // dns-srv://NAME[/chroot]: its SRV records' hosts (a plain connect string goes on in this turn, as before).
+    const srv = typeof connectString === "string" && connectString.startsWith("dns-srv://") ? await startDnsSrv(connectString, options) : null;
+    const zk = new ZooKeeper(srv?.connectString ?? connectString, options);
     const auths = (options.auth ?? []).map((a) => zk.addAuth(a.scheme, toBytes("connect", "/", a.auth) ?? new Uint8Array(0)));
     // Stored credentials go out on the first connection's priming; their outcome is the session's.
     for (const p of auths) p.catch(() => {});
     await zk.session.start();
-    zk.track(connectString, options);
+    if (srv === null) zk.track(connectString, options);
+    else {
+      zk.log.info("zookeeper: ensemble tracking off: the dns-srv:// records manage the server list");
+      zk.srvRefresh = srv.refresh((hosts) => {
+        if (zk.closeCalled || zk.state === "expired" || zk.state === "closed" || zk.state === "authFailed") zk.srvRefresh?.stop();
+        else zk.session.updateHosts(hosts);
+      }, zk.log);
+    }
     return zk;
   }
 
@@ -255,6 +268,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * "the client is closed (close() was called)" (as the Java client; never retried by `withRetry`). Never rejects.
    */
   async close(): Promise<void> {
+    this.srvRefresh?.stop();
     if (!this.closeCalled) {
       this.closeCalled = true;
       if (this.state !== "expired" && this.state !== "closed" && this.state !== "authFailed") emitIsolated(this, this, "ZooKeeper", "closing");

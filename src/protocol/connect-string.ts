@@ -75,3 +75,32 @@ export function parseConnectString(connectString: string): ParsedConnectString {
   if (hosts.length === 0) bad("connect string has no hosts");
   return { hosts, chroot };
 }
+
+/** A `dns-srv://NAME[/chroot]` connect string: the SRV record's name and the chroot ("" for none). */
+export interface DnsSrvConnectString {
+  name: string;
+  chroot: string;
+}
+
+const DNS_SRV = "dns-srv://";
+
+/**
+ * `dns-srv://_zookeeper._tcp.example.com[/chroot]` (ZooKeeper 3.10's DNS SRV connect string): the servers are the
+ * targets and ports of the name's SRV records. Returns null for any other connect string; throws for a bad one.
+ */
+export function parseDnsSrv(connectString: string): DnsSrvConnectString | null {
+  if (typeof connectString !== "string" || !connectString.startsWith(DNS_SRV)) return null;
+  const rest = connectString.slice(DNS_SRV.length);
+  const slash = rest.indexOf("/");
+  const name = slash < 0 ? rest : rest.slice(0, slash);
+  let chroot = slash < 0 ? "" : rest.slice(slash);
+  if (chroot === "/") chroot = "";
+  if (!/^[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$/.test(name) || name.length > 253) {
+    bad(`invalid DNS name in "${DNS_SRV}${name}": one name, as _zookeeper._tcp.example.com (no port, no list)`);
+  }
+  if (chroot) {
+    const problem = pathProblem(chroot);
+    if (problem) bad(`invalid chroot "${chroot}": ${problem}`);
+  }
+  return { name, chroot };
+}

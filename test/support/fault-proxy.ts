@@ -18,7 +18,7 @@ export interface RequestCut {
 
 export interface FaultProxy {
   readonly port: number;
-  readonly connectString: string; // "127.0.0.1:port"
+  readonly connectString: string; // "127.0.0.1:port" (its listenHost)
   readonly connections: number; // client connections not yet closed
   /** Destroys every current connection both ways (FIN); new ones are still accepted. */
   cut(): void;
@@ -61,6 +61,8 @@ export interface FaultProxy {
 
 export interface FaultProxyOptions {
   port?: number;
+  /** The address it listens on (default 127.0.0.1; any 127.x.y.z is loopback on Linux). */
+  listenHost?: string;
   onConnection?: (id: number) => void;
   // forward: true cuts wait this long for the server's reply before dropping the upstream.
   replyGraceMs?: number;
@@ -442,6 +444,7 @@ class Proxy implements FaultProxy {
   private readonly downCuts: DownCut[] = [];
   private readonly server: net.Server;
   private readonly onConnection?: (id: number) => void;
+  private listenHost = "127.0.0.1";
 
   constructor(host: string, port: number, opts: FaultProxyOptions) {
     this.host = host;
@@ -452,10 +455,11 @@ class Proxy implements FaultProxy {
     this.server.on("error", () => {});
   }
 
-  listen(port: number): Promise<void> {
+  listen(port: number, host: string): Promise<void> {
+    this.listenHost = host;
     return new Promise((resolve, reject) => {
       this.server.once("error", reject);
-      this.server.listen(port, "127.0.0.1", () => {
+      this.server.listen(port, host, () => {
         this.server.off("error", reject);
         const addr = this.server.address();
         this.port = typeof addr === "object" && addr ? addr.port : port;
@@ -465,7 +469,7 @@ class Proxy implements FaultProxy {
   }
 
   get connectString(): string {
-    return `127.0.0.1:${this.port}`;
+    return `${this.listenHost}:${this.port}`;
   }
 
   get connections(): number {
@@ -602,6 +606,6 @@ class Proxy implements FaultProxy {
 
 export async function startFaultProxy(targetHost: string, targetPort: number, opts: FaultProxyOptions = {}): Promise<FaultProxy> {
   const p = new Proxy(targetHost, targetPort, opts);
-  await p.listen(opts.port ?? 0);
+  await p.listen(opts.port ?? 0, opts.listenHost ?? "127.0.0.1");
   return p;
 }

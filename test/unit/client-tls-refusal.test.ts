@@ -5,6 +5,7 @@ import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { isCertificateError } from "../../src/client/transport/tls-errors.ts";
+import { loadTls, TLS_FILE } from "../../src/client/transport/tls-files.ts";
 import type { Dialer } from "../../src/client/transport/transport.ts";
 import type { InternalOptions } from "../../src/client/zookeeper.ts";
 
@@ -74,5 +75,21 @@ describe("TLS refusal after the handshake", () => {
     assert.ok(!isCertificateError(alert("read ECONNRESET", "ECONNRESET")));
     assert.ok(!isCertificateError(alert("received fatal alert: HandshakeFailure")));
     assert.ok(!isCertificateError(new Error("server 127.0.0.1:2281 closed the connection")));
+  });
+
+  it("TLS material that cannot be had (a file, the tls function) is retryable, not a certificate refusal", async () => {
+    const failures = await Promise.all([
+      loadTls(() => {
+        throw new Error("secret store unreachable");
+      }),
+      loadTls({ caFile: "/nonexistent/ca.crt" }),
+    ].map((p) => p.then(() => null, (e: unknown) => e)));
+    for (const e of failures) {
+      assert.ok(e instanceof Error, String(e));
+      assert.equal((e as { code?: unknown }).code, TLS_FILE);
+      assert.ok(!isCertificateError(e), e.message);
+    }
+    assert.match((failures[0] as Error).message, /the tls function failed: secret store unreachable/);
+    assert.match((failures[1] as Error).message, /caFile \/nonexistent\/ca\.crt could not be read \(ENOENT\)/);
   });
 });

@@ -11,8 +11,8 @@ import { tickForTimeout } from "../wire/liveness.ts";
 import type { Clock } from "../clock.ts";
 import { type SaslClient, type SaslFactory, SaslRefused } from "../sasl/exchange.ts";
 import { EXPIRED_ADVICE, type EndState } from "./session-states.ts";
-import { type Bound, Deadline, type Dialer, dialWithin } from "../transport/transport.ts";
-import type { Logger, TlsOptions } from "../types.ts";
+import { type Bound, Deadline, type Dialer, type Resolver, dialWithin } from "../transport/transport.ts";
+import type { Logger, TlsSetting } from "../types.ts";
 
 export type Outcome =
   | { kind: "established"; conn: Connection; res: ConnectResponse; mech: SaslClient | undefined; guard: Deadline | null }
@@ -23,7 +23,9 @@ export type Outcome =
 /** What an attempt needs from the session. */
 export interface DialContext {
   dialer: Dialer;
-  tls?: boolean | TlsOptions;
+  tls?: TlsSetting;
+  /** ConnectOptions.resolver: host names resolved by it on each attempt (else by the transport). */
+  resolver?: Resolver;
   sasl?: SaslFactory;
   clock: Clock;
   logger: Logger;
@@ -83,7 +85,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   // Its timer steps by the connection's tick: the two then share one runtime timer list (Deadline's `step`).
   const deadline = new Deadline(x.clock, perHost, x.bound, tickForTimeout(x.negotiatedTimeout || x.sessionTimeout));
   try {
-    c.attach(await dialWithin(deadline, perHost, host, x.tls, (request) => x.dialer(host, c, request)));
+    c.attach(await dialWithin(deadline, perHost, host, x.tls, (target, request) => x.dialer(target, c, request), x.resolver));
   } catch (e) {
     deadline.stop();
     return { kind: "failed", error: e as Error };

@@ -7,8 +7,9 @@ import { badArguments } from "../errors.ts";
 import { fourLetterWord } from "../transport/four-letter.ts";
 import { type ServerMemory, serverMemory } from "./features.ts";
 import { type SaslFactory, saslFactory } from "../sasl/exchange.ts";
-import { type Dialer, type Transport, TransportDialOptions, defaultTransport, dialSocket } from "../transport/transport.ts";
-import type { ConnectOptions, Logger, SessionState, TlsOptions, WatchedEvent } from "../types.ts";
+import { type Dialer, type Resolver, type Transport, TransportDialOptions, defaultTransport, dialSocket } from "../transport/transport.ts";
+import type { ConnectOptions, Logger, SessionState, TlsSetting, WatchedEvent } from "../types.ts";
+import { tlsFilesProblem } from "../transport/tls-files.ts";
 import type { WatchRegistry } from "../watches/watches.ts";
 
 /** Time allowed for the first session when `connectTimeout` is not given, ms (Curator's and kazoo's default too). */
@@ -19,7 +20,10 @@ export interface SessionOptions {
   sessionTimeout: number;
   connectTimeout: number;
   readOnly: boolean;
-  tls?: boolean | TlsOptions;
+  /** As given: a function or files are loaded again for each dial (tls-files.ts). */
+  tls?: TlsSetting;
+  /** ConnectOptions.resolver, checked. */
+  resolver?: Resolver;
   /** The SASL client for a connection to a host (GSSAPI gets its service ticket first). */
   sasl?: SaslFactory;
   sessionId?: bigint;
@@ -77,6 +81,9 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
   if (typeof clock !== "object" || clock === null || typeof clock.now !== "function" || typeof clock.setTimeout !== "function" || typeof clock.clearTimeout !== "function") {
     throw badArguments("clock must have now(), setTimeout() and clearTimeout()", "connect");
   }
+  if (options.resolver !== undefined && typeof options.resolver !== "function") throw badArguments("resolver must be a function", "connect");
+  const tlsProblem = tlsFilesProblem(options.tls);
+  if (tlsProblem !== null) throw badArguments(tlsProblem, "connect");
   if (clock.wallTime !== undefined && typeof clock.wallTime !== "function") throw badArguments("clock.wallTime must be a function", "connect");
   // The default transport takes dialWithin's DialRequest as it is; a Transport is given TransportDialOptions,
   // whose `signal` is made when it reads it (an own property: a spread copy keeps it). Neither makes an
@@ -92,6 +99,7 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     connectTimeout,
     readOnly: options.readOnly === true,
     tls: options.tls,
+    resolver: options.resolver,
     sasl: options.sasl ? saslFactory(options.sasl, { dialer, clock, connectTimeout }) : undefined,
     sessionId: options.sessionId,
     sessionPassword: options.sessionPassword,
@@ -102,7 +110,7 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     servers: options.servers ?? serverMemory(options.dialer ?? transport),
     clock,
     // The read-only probe's four-letter words go through the same Transport and clock as the session.
-    fourLetter: (host, cmd) => fourLetterWord(dialer, clock, host, cmd, 2000, options.tls),
+    fourLetter: (host, cmd) => fourLetterWord(dialer, clock, host, cmd, 2000, options.tls, options.resolver),
     watches: callbacks.watches,
     chroot: callbacks.chroot,
     identities: callbacks.identities,

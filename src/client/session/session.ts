@@ -68,6 +68,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
   private lastAcked = Number.NEGATIVE_INFINITY;
   private lastDialError: Error | null = null;
   private certFailures = 0;
+  /** The last attempt's host name did not resolve (ENOTFOUND): the next host is dialled without the random pause. */
+  private skipPause = false;
   private loop: Promise<void> | null = null;
   /**
    * connect()'s deadline (start() + connectTimeout) and what happens then. The first attempt's timer watches it
@@ -240,8 +242,10 @@ export class Session implements ConnectionOwner, AttemptOwner {
     let attempt = 0;
     while (this.dialling) {
       const { host, delayMs } = this.hosts.next();
-      // After the first attempt, wait a random 0-1 s (and 1 s more after a full pass) like the Java client.
-      const delay = attempt++ === 0 ? 0 : delayMs + Math.random() * 1000;
+      // After the first attempt, wait a random 0-1 s (and 1 s more after a full pass) like the Java client;
+      // a host whose name did not resolve is skipped: no random pause after it (the full pass's stays).
+      const delay = attempt++ === 0 ? 0 : delayMs + (this.skipPause ? 0 : Math.random() * 1000);
+      this.skipPause = false;
       if (delay > 0) await sleepOn(this.timers, delay, (this.halt ??= new AbortController()).signal); // cut short by close() or the end
       if (!this.dialling) break;
       const traced = tracingConnects() ? traceConnect(host.host, host.port) : null; // zookeeper-ts:connect
@@ -283,6 +287,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
     this.hosts.failed(host, e);
     this.log.debug(`zookeeper: connect to ${host.host}:${host.port} failed: ${e.message}`);
     this.certFailures = isCertificateError(e) ? this.certFailures + 1 : 0;
+    this.skipPause = (e as { code?: unknown }).code === "ENOTFOUND";
     if (p.kind === "connecting" && this.certFailures >= this.hosts.size) this.end("closed", ErrorCode.CONNECTIONLOSS, e.message);
     else this.armClientExpiry();
   }
@@ -343,7 +348,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
     const o = this.#o;
     const id = this.#identity;
     return {
-      dialer: o.dialer, tls: o.tls, sasl: o.sasl, clock: this.timers, logger: o.logger, maxBufferSize: o.maxBufferSize,
+      dialer: o.dialer, tls: o.tls, resolver: o.resolver, sasl: o.sasl, clock: this.timers, logger: o.logger, maxBufferSize: o.maxBufferSize,
       sessionTimeout: o.sessionTimeout, connectTimeout: o.connectTimeout, readOnly: o.readOnly, hostCount: this.hosts.size,
       negotiatedTimeout: this.negotiatedTimeout, lastZxid: this.lastZxid, first: this.phase.kind === "connecting",
       bound: this.phase.kind === "connecting" && this.connectGuard === null ? this.connectBound : null,

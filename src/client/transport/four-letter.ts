@@ -5,9 +5,10 @@
 import type { HostPort } from "../../protocol/connect-string.ts";
 import { concatBytes } from "../../protocol/bytes.ts";
 import type { Clock } from "../clock.ts";
-import { Deadline, type Dialer, type DialOptions, dialWithin } from "./transport.ts";
+import type { TlsSetting } from "../types.ts";
+import { Deadline, type Dialer, type Resolver, dialWithin } from "./transport.ts";
 
-export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd: string, timeoutMs = 2000, tls?: DialOptions["tls"]): Promise<string> {
+export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd: string, timeoutMs = 2000, tls?: TlsSetting, resolver?: Resolver): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let done = false;
@@ -20,7 +21,7 @@ export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd
       if (err) reject(err);
       else resolve(new TextDecoder().decode(concatBytes(...chunks)));
     };
-    dialWithin(deadline, timeoutMs, host, tls, (request) => dialer(host, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, request))
+    dialWithin(deadline, timeoutMs, host, tls, (target, request) => dialer(target, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, request), resolver)
       .then((l) => {
         if (done) return l.close();
         deadline.expireWith(() => {

@@ -6,7 +6,8 @@ import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { type HostPort, hostText } from "../../protocol/connect-string.ts";
 import { type Clock, type TimerHandle, systemClock } from "../clock.ts";
-import type { TlsOptions } from "../types.ts";
+import type { TlsOptions, TlsSetting } from "../types.ts";
+import { loadTls, tlsNeedsLoading } from "./tls-files.ts";
 
 /** A duplex byte stream to one server, as a Transport gives it. */
 export interface Link {
@@ -290,17 +291,75 @@ export class Deadline {
   };
 }
 
+/** Resolves a host name to addresses (ConnectOptions.resolver). */
+export type Resolver = (host: string) => Promise<string[]>;
+
 /**
  * Runs `dial` with its DialRequest (`tls`, `ms`), cancelled when `deadline` passes (the connect timeout is the
  * client's, not the Transport's, `ms` only names it): rejects then, whether or not the Transport heeds the signal, and closes a
- * link that comes later. A failed dial stops the deadline; a link keeps it running for what follows.
+ * link that comes later. A failed dial stops the deadline; a link keeps it running for what follows. Within the
+ * same deadline, first: a `tls` function or TlsOptions naming files are loaded for this dial (tls-files.ts), and
+ * with a `resolver` a host name is resolved, the dial then going to one of its addresses (the name kept as TLS
+ * `servername`). A name that does not resolve rejects with code ENOTFOUND.
  */
 export function dialWithin(
   deadline: Deadline,
   ms: number,
   target: HostPort,
+  tls: TlsSetting | undefined,
+  dial: (target: HostPort, request: DialRequest) => Promise<Link>,
+  resolver?: Resolver,
+): Promise<Link> {
+  const byName = resolver !== undefined && isIP(target.host) === 0;
+  if (!byName && !tlsNeedsLoading(tls)) return dialNow(deadline, ms, target, tls, dial);
+  return new Promise<Link>((resolve, reject) => {
+    let expired = false;
+    deadline.expireWith(() => {
+      expired = true;
+      reject(new Error(`connect to ${hostText(target)} timed out after ${ms} ms (${byName ? "resolving its name" : "loading the TLS material"})`));
+    });
+    Promise.all([tlsNeedsLoading(tls) ? loadTls(tls) : tls, byName ? resolveHost(resolver, target) : target]).then(
+      ([options, address]) => {
+        if (expired) return;
+        dialNow(deadline, ms, address, address === target ? options : named(options, target.host), dial).then(resolve, reject);
+      },
+      (e: unknown) => {
+        deadline.stop();
+        reject(e);
+      },
+    );
+  });
+}
+
+const notFound = (message: string, cause?: unknown): Error =>
+  Object.assign(new Error(message, cause === undefined ? undefined : { cause }), { code: "ENOTFOUND" });
+
+/** One of the addresses `resolver` gives for `target`'s name (at random, as the Java client's StaticHostProvider). */
+async function resolveHost(resolver: Resolver, target: HostPort): Promise<HostPort> {
+  let addresses: unknown;
+  try {
+    addresses = await resolver(target.host);
+  } catch (e) {
+    throw notFound(`${target.host} did not resolve: ${e instanceof Error ? e.message : String(e)}`, e);
+  }
+  const usable = Array.isArray(addresses) ? addresses.filter((a): a is string => typeof a === "string" && a !== "") : [];
+  if (usable.length === 0) throw notFound(`${target.host} did not resolve: the resolver gave no address`);
+  return { host: usable[Math.floor(Math.random() * usable.length)]!, port: target.port };
+}
+
+/** TLS options for a dial to an address resolved from `name`: the name stays the SNI and the certificate check's. */
+function named(tls: boolean | TlsOptions | undefined, name: string): boolean | TlsOptions | undefined {
+  if (!tls) return tls;
+  if (tls === true) return { servername: name };
+  return tls.servername === undefined ? { ...tls, servername: name } : tls;
+}
+
+function dialNow(
+  deadline: Deadline,
+  ms: number,
+  target: HostPort,
   tls: boolean | TlsOptions | undefined,
-  dial: (request: DialRequest) => Promise<Link>,
+  dial: (target: HostPort, request: DialRequest) => Promise<Link>,
 ): Promise<Link> {
   const cancel = new DialRequest(tls, ms);
   return new Promise<Link>((resolve, reject) => {
@@ -309,7 +368,7 @@ export function dialWithin(
       cancel.cancel(e);
       reject(e);
     });
-    dial(cancel).then(
+    dial(target, cancel).then(
       (link) => {
         if (cancel.reason !== null) link.close();
         else resolve(link);
