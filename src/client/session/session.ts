@@ -18,7 +18,7 @@ import { ReadOnlyProbe } from "./readonly-probe.ts";
 import { type Call, type CallContext, type CallSpec, Pending, type Send, answer, encodeCall } from "../wire/request.ts";
 import { type SaslClient, SaslRefused, saslExchange, saslRejected } from "../sasl/exchange.ts";
 import type { Logger, SessionState } from "../types.ts";
-import { type Clock, type TimerHandle, lateAware, sleepOn, systemClock } from "../clock.ts";
+import { type Clock, lateAware, sleepOn, systemClock } from "../clock.ts";
 import { CLOSED_REASON, EXPIRED_ADVICE, type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
 import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "../transport/tls-errors.ts";
