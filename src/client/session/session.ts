@@ -96,7 +96,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
     let reject = (_e: Error): void => {};
     const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
     promise.catch(() => {}); // start() hands it out; before that nobody is waiting
-    // Named properties, not a spread of the settle functions (CopyDataProperties was 1.6 K instructions a session).
+    // Named properties, not a spread of the settle functions: a spread runs V8's generic CopyDataProperties once
+    // per session, where a literal is a fixed shape.
     this.first = { promise, settled: false, resolve, reject };
   }
 
