@@ -7,12 +7,16 @@
 import { ErrorCode, OpCode, Xid } from "../../protocol/constants.ts";
 import { encodeRequest, frameWriter } from "../../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../../protocol/jute.ts";
-import type { Connection } from "./connection.ts";
 import { ZooKeeperError } from "../errors.ts";
 import type { ServerFeatures } from "../types.ts";
 import type { Watcher } from "../types.ts";
 import type { WatchKind, WatchRegistry } from "../watches/watches.ts";
 import { addChroot } from "../../protocol/path.ts";
+
+/** What an "own" call needs of its connection (a Connection is one): to put a request on it. */
+export interface Link {
+  send(p: Pending): void;
+}
 
 /** A feature of `ServerFeatures` (every field but `generation`). */
 export type Feature = Exclude<keyof ServerFeatures, "generation">;
@@ -68,7 +72,7 @@ export interface Call<Res, Out> {
   /** Default "call". */
   lane?: Lane;
   /** The "own" lane's link: the client's own frames belong to one connection and never go on another. */
-  via?: Connection;
+  via?: Link;
   /** Server features the request needs: refused locally (UNIMPLEMENTED, nothing sent) when missing. */
   needs?: Needs;
   /** Validated by `signalOf`; an abort rejects the call with its reason (a request still waiting is never sent). */
