@@ -1,6 +1,6 @@
-// scripts/check-paths.mjs (the "paths" step of npm test): which repository paths a text cites, and the
-// script failing on a planted cite of a missing file in a throwaway git repository, then passing once the
-// file exists. Cited roots are written as "~" here and swapped in at run time, so that this file cites
+// scripts/check-paths.mjs (the "paths" step of npm test): which repository paths a text cites, the import
+// cycles it finds, and the script failing on a planted cite of a missing file and on a planted import cycle
+// in a throwaway git repository, then passing once the file exists and the cycle is broken. Cited roots are written as "~" here and swapped in at run time, so that this file cites
 // nothing missing itself.
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
@@ -11,7 +11,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const script = fileURLToPath(new URL("../../scripts/check-paths.mjs", import.meta.url));
-const { citedPaths } = (await import(new URL("../../scripts/check-paths.mjs", import.meta.url).href)) as { citedPaths(text: string): string[] };
+interface CheckPaths {
+  citedPaths(text: string): string[];
+  importCycles(root: string, files: string[]): string[][];
+  newCycles(cycles: string[][], known: string[][]): string[][];
+}
+const { citedPaths, importCycles, newCycles } = (await import(new URL("../../scripts/check-paths.mjs", import.meta.url).href)) as CheckPaths;
 /** `text` with each "~/" standing for "src/" and "~T/" for "test/". */
 const src = (text: string): string => text.replaceAll("~T/", "test/").replaceAll("~/", "src/");
 const cited = (text: string): string[] => citedPaths(src(text));
@@ -37,6 +42,29 @@ describe("check-paths", () => {
     assert.deepEqual(cited("mysrc/x.ts, node_modules/typescript/lib/typescript.js, .ci/run"), []);
   });
 
+  it("finds import cycles through type-only, re-export and dynamic imports, and passes the known ones while they shrink", () => {
+    const repo = mkdtempSync(join(tmpdir(), "zk-check-cycles-"));
+    try {
+      mkdirSync(join(repo, "src", "d"), { recursive: true });
+      const files = Object.fromEntries(
+        Object.entries({
+          "~/a.ts": 'import type { B } from "./d/b.ts";\nexport interface A { b?: B }\n',
+          "~/d/b.ts": 'export * from "../c.ts";\nexport interface B { n: number }\n',
+          "~/c.ts": 'export const load = () => import("./a.ts");\n// import { x } from "./e.ts" (a comment is no edge)\n',
+          "~/e.ts": 'import { load } from "./c.ts";\nexport const x = load;\n',
+        }).map(([f, text]) => [src(f), text]),
+      );
+      for (const [f, text] of Object.entries(files)) writeFileSync(join(repo, f), text);
+      const cycles = importCycles(repo, Object.keys(files));
+      const abd = ["~/a.ts", "~/c.ts", "~/d/b.ts"].map(src);
+      assert.deepEqual(cycles, [abd]);
+      assert.deepEqual(newCycles(cycles, [[...abd, src("~/e.ts")]]), []);
+      assert.deepEqual(newCycles(cycles, [["~/a.ts", "~/d/b.ts"].map(src)]), cycles);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
   it("fails on a planted cite of a missing file, naming file, line and path, and passes once it exists", () => {
     const repo = mkdtempSync(join(tmpdir(), "zk-check-paths-"));
     try {
@@ -57,6 +85,12 @@ describe("check-paths", () => {
       const passed = runScript(repo);
       assert.equal(passed.status, 0, passed.out);
       assert.match(passed.out, /3 files: every cited path exists/);
+
+      writeFileSync(join(repo, "src", "frame.ts"), 'import "./a.ts";\nexport {};\n');
+      writeFileSync(join(repo, "src", "a.ts"), 'import type {} from "./frame.ts";\nexport {};\n');
+      const cyclic = runScript(repo);
+      assert.equal(cyclic.status, 1, cyclic.out);
+      assert.match(cyclic.out, /import cycle: src\/a\.ts, src\/frame\.ts/);
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }
