@@ -5,7 +5,7 @@ import { type OptionSpec, type Parsed, intOption } from "./command.ts";
 import { COMMANDS } from "./commands.ts";
 import { UsageError } from "./errors.ts";
 
-export const GLOBAL_OPTIONS: OptionSpec = {
+const GLOBAL_OPTIONS: OptionSpec = {
   server: { type: "string" },
   timeout: { type: "string" },
   json: { type: "boolean" },

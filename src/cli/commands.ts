@@ -5,7 +5,7 @@ import type { Output } from "./output.ts";
 import { docUrl } from "./package.ts";
 import type { OptionSpec, Run } from "./command.ts";
 
-export interface CommandSpec {
+interface CommandSpec {
   usage: string;
   summary: string;
   options: OptionSpec;

@@ -12,7 +12,7 @@ import { type Context, type Parsed, type Run, intOption } from "./command.ts";
 import { errorText, toJson } from "./output.ts";
 
 /** The exit status when leadership (the lock) was lost and the child stopped for it. */
-export const LOST_STATUS = 3;
+const LOST_STATUS = 3;
 
 type Sig = "SIGTERM" | "SIGINT";
 

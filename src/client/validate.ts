@@ -57,7 +57,7 @@ export function checkAcl(op: string, path: string, acl: unknown): ACL[] {
   return acl as ACL[];
 }
 
-export interface CheckedCreate {
+interface CheckedCreate {
   mode: number;
   ttl: number | undefined;
   sequential: boolean;

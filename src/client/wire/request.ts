@@ -14,7 +14,7 @@ import type { WatchKind, WatchRegistry } from "../watches/watches.ts";
 import { addChroot } from "../../protocol/path.ts";
 
 /** What an "own" call needs of its connection (a Connection is one): to put a request on it. */
-export interface Link {
+interface Link {
   send(p: Pending): void;
 }
 
@@ -42,7 +42,7 @@ export interface CallSpec<Req, Res> {
  * probes, closeSession): never queued (no link: CONNECTIONLOSS), never moving lastZxid (docs/session-states.md,
  * "Priming a new connection").
  */
-export type Lane = "call" | "own";
+type Lane = "call" | "own";
 
 /**
  * What every request of a session shares (one object per session, given to each Pending): the client's chroot,
