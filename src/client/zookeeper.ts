@@ -195,7 +195,14 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * What `JSON.stringify` shows of a client: its state, session id (hex) and server. Never its session password,
    * credentials or keys (util.inspect does not show them either).
    */
-  toJSON(): { state: SessionState; sessionId: string; remoteAddress: string | null } {
+  toJSON(): {
+    /** As `state`. */
+    state: SessionState;
+    /** As `sessionId`, in hex: `0x...`. */
+    sessionId: string;
+    /** As `remoteAddress`: "host:port" of the server, or null while not connected. */
+    remoteAddress: string | null;
+  } {
     return { state: this.state, sessionId: `0x${this.sessionId.toString(16)}`, remoteAddress: this.remoteAddress };
   }
 
