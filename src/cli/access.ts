@@ -1,7 +1,6 @@
 // zkts commands about access and the session: getacl, setacl, whoami, ephemerals.
-import { intOption } from "./args.ts";
 import { UsageError } from "./errors.ts";
-import type { Run } from "./commands.ts";
+import { type Run, intOption } from "./command.ts";
 import { aclText, parseAcl, permsText, statJson } from "./output.ts";
 
 export const commands: Record<string, Run> = {

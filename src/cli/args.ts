@@ -1,10 +1,11 @@
 // Argument parsing (node:util parseArgs): the global options before the command, then the command's
 // own options (globals may follow the command too). Any mistake is a UsageError: exit status 2.
 import { parseArgs } from "node:util";
-import { COMMANDS, type OptionSpec, type Parsed } from "./commands.ts";
+import { type OptionSpec, type Parsed, intOption } from "./command.ts";
+import { COMMANDS } from "./commands.ts";
 import { UsageError } from "./errors.ts";
 
-export const GLOBAL_OPTIONS: OptionSpec = {
+const GLOBAL_OPTIONS: OptionSpec = {
   server: { type: "string" },
   timeout: { type: "string" },
   json: { type: "boolean" },
@@ -73,16 +74,6 @@ export function parseCommand(command: string, argv: readonly string[], extra: Op
   if (n < spec.min || n > spec.max) throw new UsageError(`${command}: expected ${spec.usage}`);
   for (const [name, [what, min]] of Object.entries(spec.ints ?? {})) intOption(args, name, what, min);
   return args;
-}
-
-/** A non-negative integer option (versions, counts, TTLs), or undefined when absent. */
-export function intOption(args: Parsed, name: string, what: string, min = 0): number | undefined {
-  const v = args.values[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== "string" || !/^-?\d+$/.test(v) || Number(v) < min || !Number.isSafeInteger(Number(v))) {
-    throw new UsageError(`${what} must be an integer${min === 0 ? " ≥ 0" : ` ≥ ${min}`}, got ${JSON.stringify(v)}`);
-  }
-  return Number(v);
 }
 
 /** Splits a shell line into words: whitespace-separated, with '…' and "…" quoting and \ escapes. */

@@ -1,32 +1,11 @@
 // The command table of zkts: names (zkCli's where it has one), usage lines, option specs, and the
 // module that runs each, imported only when the command is used (start-up stays small).
-import type { ZooKeeper } from "../index.ts";
 import { UsageError } from "./errors.ts";
 import type { Output } from "./output.ts";
 import { docUrl } from "./package.ts";
+import type { OptionSpec, Run } from "./command.ts";
 
-export type OptionSpec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
-
-export interface Parsed {
-  values: Record<string, string | boolean | string[] | undefined>;
-  positionals: string[];
-  /** What follows `--` (commands with `rest`: the program elect and lock run); undefined without `--`. */
-  rest?: string[];
-}
-
-export interface Context {
-  zk: ZooKeeper;
-  out: Output;
-  /** Aborts on Ctrl-C (watch ends on it). */
-  signal: AbortSignal;
-  /** A new session with the same options (elect after an expiry); absent in the shell. */
-  connect?: () => Promise<ZooKeeper>;
-}
-
-/** Runs a command; resolves to its exit status (0 when nothing is returned). */
-export type Run = (ctx: Context, args: Parsed) => Promise<number | void>;
-
-export interface CommandSpec {
+interface CommandSpec {
   usage: string;
   summary: string;
   options: OptionSpec;

@@ -4,9 +4,8 @@
 import { readFileSync } from "node:fs";
 import type { ConnectOptions, SaslGssapiOptions } from "../index.ts";
 import { ZooKeeper } from "../index.ts";
-import { intOption } from "./args.ts";
 import { UsageError } from "./errors.ts";
-import type { Parsed } from "./commands.ts";
+import { type Parsed, intOption } from "./command.ts";
 
 export interface Target {
   server: string;

@@ -6,7 +6,8 @@
 import type { ZooKeeper } from "../index.ts";
 import { parseInvocation, type Invocation } from "./args.ts";
 import { Failure, UsageError } from "./errors.ts";
-import { COMMANDS, report, usage, type Run, type Streams } from "./commands.ts";
+import type { Run } from "./command.ts";
+import { COMMANDS, report, usage, type Streams } from "./commands.ts";
 import { connect, target, type Target } from "./connect.ts";
 import { Output } from "./output.ts";
 import { packageVersion } from "./package.ts";

@@ -1,9 +1,8 @@
 // zkts node commands: ls, get, stat, create, set, delete, sync, count.
 import { setMaxListeners } from "node:events";
 import { CreateMode, ErrorCode, ZooKeeperError } from "../index.ts";
-import { intOption } from "./args.ts";
 import { UsageError } from "./errors.ts";
-import type { Context, Parsed, Run } from "./commands.ts";
+import { type Context, type Parsed, type Run, intOption } from "./command.ts";
 import { dataJson, statJson, statLines } from "./output.ts";
 
 const path = (a: Parsed, i = 0): string => a.positionals[i];

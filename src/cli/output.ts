@@ -3,7 +3,7 @@
 import type { ACL, Stat } from "../index.ts";
 import { Perms, ZooKeeperError } from "../index.ts";
 
-export interface Sink {
+interface Sink {
   write(chunk: string | Uint8Array): unknown;
 }
 
@@ -59,7 +59,7 @@ function errorJson(e: unknown): Record<string, unknown> {
 
 const hex = (n: bigint): string => `0x${n.toString(16)}`;
 
-export const STAT_FIELDS = ["czxid", "mzxid", "ctime", "mtime", "version", "cversion", "aversion", "ephemeralOwner", "dataLength", "numChildren", "pzxid"] as const;
+const STAT_FIELDS = ["czxid", "mzxid", "ctime", "mtime", "version", "cversion", "aversion", "ephemeralOwner", "dataLength", "numChildren", "pzxid"] as const;
 
 /** The Stat with zxids and the owner as 0x-hex strings (times stay ms since the epoch). */
 export function statJson(s: Stat): Record<string, string | number> {

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 
 /** The repository (package.json "repository", as a browser URL). */
-export const REPOSITORY = "https://github.com/zookeeper-ts/zookeeper-ts";
+const REPOSITORY = "https://github.com/zookeeper-ts/zookeeper-ts";
 
 /** A guide of the repository's docs/ directory, on the default branch. */
 export const docUrl = (file: string): string => `${REPOSITORY}/blob/HEAD/docs/${file}`;

@@ -2,7 +2,7 @@
 // group through the recipes' own reading (participants(), members()), without joining either.
 import { GroupMember, LeaderElection } from "../index.ts";
 import { Failure } from "./errors.ts";
-import type { Run } from "./commands.ts";
+import type { Run } from "./command.ts";
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 

@@ -13,7 +13,7 @@ import { Failure } from "./errors.ts";
 import { COMMANDS, report, usage, type Streams } from "./commands.ts";
 import { Output } from "./output.ts";
 
-export interface ShellOptions {
+interface ShellOptions {
   zk: ZooKeeper;
   json: boolean;
   io: Streams;
@@ -37,7 +37,7 @@ function loadHistory(file: string): string[] {
 }
 
 /** Tab completion: command names for the first word, children of the typed parent for a /path. */
-export function completer(zk: ZooKeeper): (line: string, cb: (err: null, result: [string[], string]) => void) => void {
+function completer(zk: ZooKeeper): (line: string, cb: (err: null, result: [string[], string]) => void) => void {
   return (line, cb) => {
     const words = line.split(/\s+/);
     const last = words[words.length - 1];

@@ -7,13 +7,12 @@ import { accessSync, constants as fsConstants } from "node:fs";
 import { constants as osConstants, hostname } from "node:os";
 import { delimiter, join } from "node:path";
 import { LeaderElection, Lock, type ZooKeeper } from "../index.ts";
-import { intOption } from "./args.ts";
 import { UsageError } from "./errors.ts";
-import type { Context, Parsed, Run } from "./commands.ts";
+import { type Context, type Parsed, type Run, intOption } from "./command.ts";
 import { errorText, toJson } from "./output.ts";
 
 /** The exit status when leadership (the lock) was lost and the child stopped for it. */
-export const LOST_STATUS = 3;
+const LOST_STATUS = 3;
 
 type Sig = "SIGTERM" | "SIGINT";
 

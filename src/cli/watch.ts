@@ -3,8 +3,7 @@
 // --json `{"event":"watching","path":PATH}`), so a script can wait for that line before changing the
 // node; stdout carries only the events.
 import { eventTypeName } from "../index.ts";
-import { intOption } from "./args.ts";
-import type { Run } from "./commands.ts";
+import { type Run, intOption } from "./command.ts";
 import { toJson } from "./output.ts";
 
 export const commands: Record<string, Run> = {

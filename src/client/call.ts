@@ -123,16 +123,16 @@ export function need(features: Needs["features"], what: string): Needs {
 // --- result mappings (shared functions, so a call allocates none) ---
 
 /** What createWithStat resolves with. */
-export type Created = { path: string; stat: Stat };
+type Created = { path: string; stat: Stat };
 
 /** create: the new node's path, inside the chroot. */
 export const createdName = (path: string, chroot: string): string => stripChroot(chroot, path);
 
 /** create of a container or TTL node (answered as create2): the new node's path, inside the chroot. */
-export const createdName2 = (r: Create2Response, chroot: string): string => stripChroot(chroot, r.path);
+const createdName2 = (r: Create2Response, chroot: string): string => stripChroot(chroot, r.path);
 
 /** create2, container and TTL creates: path (inside the chroot) and Stat. */
-export const createdWithStat = (r: Create2Response, chroot: string): Created => ({ path: stripChroot(chroot, r.path), stat: r.stat });
+const createdWithStat = (r: Create2Response, chroot: string): Created => ({ path: stripChroot(chroot, r.path), stat: r.stat });
 
 /** getEphemerals: server paths back inside the chroot. */
 export const clientPaths = (paths: string[], chroot: string): string[] => (chroot === "" ? paths : paths.map((p) => stripChroot(chroot, p)));

@@ -121,7 +121,7 @@ export interface ReconfigOptions {
   fromConfig?: bigint;
 }
 
-export const CONFIG_NODE = "/zookeeper/config";
+const CONFIG_NODE = "/zookeeper/config";
 
 export async function multiRead(c: Caller, ops: readonly ReadOp[], signal: AbortSignal | undefined): Promise<ReadResult[]> {
   if (!Array.isArray(ops)) throw badArguments("multiRead takes an array of ReadOp.getData/getChildren", "multiRead");
@@ -288,7 +288,7 @@ export type EnsembleEvent =
     };
 
 /** What the ensemble tracker needs of its client. */
-export interface TrackerClient {
+interface TrackerClient {
   readonly calls: Caller;
   /** The hosts the client was given ("host:port", IPv6 in brackets). */
   readonly given: readonly string[];

@@ -95,7 +95,7 @@ let lastHost = "";
 let lastPort = 0;
 
 /** A session id as the channels carry it: 16 hex digits. */
-export function sessionHex(id: bigint): string {
+function sessionHex(id: bigint): string {
   if (id !== lastId) {
     lastHex = id.toString(16).padStart(16, "0");
     lastId = id;
@@ -118,7 +118,7 @@ function setServer(context: RequestContext, remote: string | null): void {
 }
 
 /** What a traced client gives the channels. */
-export interface Traceable {
+interface Traceable {
   readonly sessionId: bigint;
   readonly remoteAddress: string | null;
 }

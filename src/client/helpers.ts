@@ -28,7 +28,7 @@ const noContainers = new WeakSet<object>();
  * (reaped by the server once their last child goes), else persistent. Nodes that exist already, or
  * that a concurrent creator makes first, are fine.
  */
-export async function ensureParents(zk: HelperClient, path: string, acl: ACL[], signal?: AbortSignal): Promise<void> {
+async function ensureParents(zk: HelperClient, path: string, acl: ACL[], signal?: AbortSignal): Promise<void> {
   const parts = path.split("/").filter(Boolean);
   let current = "";
   for (const part of parts.slice(0, -1)) {

@@ -38,7 +38,7 @@ export interface LostWrite {
 export type ReadBack = { data: Uint8Array | null; stat: Stat } | null;
 
 /** What a read-back says of a lost attempt: it was applied, it was not, or nobody can tell. */
-export type Verdict = { kind: "applied" } | { kind: "refused" } | { kind: "unknown"; why: string };
+type Verdict = { kind: "applied" } | { kind: "refused" } | { kind: "unknown"; why: string };
 
 /** Errors whose lost write was recorded, so that sending it again is safe (withRetry asks). */
 const judged = new WeakSet<object>();
@@ -126,7 +126,7 @@ export function judge(lost: LostWrite, code: number, node: ReadBack, sessionId: 
 }
 
 /** What the session's last zxid and id are (the Session). */
-export interface SessionView {
+interface SessionView {
   readonly lastZxid: bigint;
   readonly sessionId: bigint;
 }

@@ -4,7 +4,7 @@ import { CreateMode, ErrorCode } from "../protocol/constants.ts";
 import { pathProblem } from "../protocol/path.ts";
 import type { ACL } from "../protocol/records.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
-import type { Data, Watcher } from "./types.ts";
+import type { Watcher } from "./types.ts";
 
 const utf8 = new TextEncoder();
 const MAX_TTL = 0xffffffffff;
@@ -57,7 +57,7 @@ export function checkAcl(op: string, path: string, acl: unknown): ACL[] {
   return acl as ACL[];
 }
 
-export interface CheckedCreate {
+interface CheckedCreate {
   mode: number;
   ttl: number | undefined;
   sequential: boolean;
@@ -78,8 +78,4 @@ export function checkCreateMode(op: string, path: string, mode: unknown, ttl: un
   }
   const sequential = m === CreateMode.PERSISTENT_SEQUENTIAL || m === CreateMode.EPHEMERAL_SEQUENTIAL || m === CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL;
   return { mode: m, ttl: ttlMode ? (ttl as number) : undefined, sequential };
-}
-
-export function checkData(op: string, path: string, data: unknown): Uint8Array | null {
-  return toBytes(op, path, data as Data);
 }

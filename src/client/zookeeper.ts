@@ -1,13 +1,12 @@
 // The public client (docs/client.md; reference: `npm run docs`): each operation checks its arguments,
 // then takes the one path of call.ts (op table codecs, chroot mapping, watches registered with their replies).
-import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
+import { AddWatchMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { hostText, parseConnectString } from "../protocol/connect-string.ts";
 import { ProtocolError } from "../protocol/errors.ts";
 import { Ops } from "../protocol/ops.ts";
 import { stripChroot } from "../protocol/path.ts";
 import type { ACL, Stat } from "../protocol/records.ts";
 import { type CallOptions, raceSignal, signalOf } from "./abort.ts";
-import { Ids } from "./acl.ts";
 import { Caller, clientPaths, createNode, ephemeralsPrefix, identities, need, persistentKind } from "./call.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { publishState, publishWatch, traceRequest, tracingRequests, tracingWatches } from "./diagnostics.ts";

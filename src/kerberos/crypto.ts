@@ -10,22 +10,6 @@ import { createCipheriv, createDecipheriv, createHmac, pbkdf2Sync, randomBytes }
 import { concatBytes } from "../protocol/bytes.ts";
 import { KrbCryptoError, KrbCryptoErrorReason } from "./errors.ts";
 
-/** Enctype numbers (RFC 3961 §8, RFC 3962, RFC 8009, IANA "Kerberos Encryption Type Numbers"). */
-export const Enctypes = {
-  DES_CBC_CRC: 1,
-  DES_CBC_MD4: 2,
-  DES_CBC_MD5: 3,
-  DES3_CBC_SHA1: 16,
-  AES128_CTS_HMAC_SHA1_96: 17,
-  AES256_CTS_HMAC_SHA1_96: 18,
-  AES128_CTS_HMAC_SHA256_128: 19,
-  AES256_CTS_HMAC_SHA384_192: 20,
-  RC4_HMAC: 23,
-  RC4_HMAC_EXP: 24,
-  CAMELLIA128_CTS_CMAC: 25,
-  CAMELLIA256_CTS_CMAC: 26,
-} as const;
-
 /** Checksum type numbers of the supported enctypes' mandatory checksums. */
 export const ChecksumTypes = {
   HMAC_SHA1_96_AES128: 15,

@@ -183,15 +183,6 @@ export const KeyUsage = {
   GSS_INITIATOR_SIGN: 25,
 } as const;
 
-/** KDCOptions bits (flag 0 is the most significant bit of the 32). */
-export const KdcOptions = {
-  FORWARDABLE: 0x40000000,
-  PROXIABLE: 0x10000000,
-  RENEWABLE: 0x00800000,
-  CANONICALIZE: 0x00010000,
-  RENEWABLE_OK: 0x00000010,
-} as const;
-
 /** APOptions bits. */
 export const ApOptions = {
   USE_SESSION_KEY: 0x40000000,

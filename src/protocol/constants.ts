@@ -221,14 +221,9 @@ function reverse<T extends Record<string, number>>(o: T): Map<number, keyof T & 
   return new Map(Object.entries(o).map(([k, v]) => [v, k as keyof T & string]));
 }
 
-const opNames = reverse(OpCode);
 const errorNames = reverse(ErrorCode);
 const eventNames = reverse(EventType);
 const stateNames = reverse(KeeperState);
-
-export function opName(code: number): string {
-  return opNames.get(code) ?? `op(${code})`;
-}
 
 /** The name of an error code, e.g. "NONODE" for -101 (`UNKNOWN(n)` for an unknown code). */
 export function errorCodeName(code: number): string {

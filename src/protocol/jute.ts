@@ -26,8 +26,8 @@ class Arena {
   /** The largest request served from a block; anything longer gets an array of its own. */
   readonly max: number;
   private readonly size: number;
-  // The block's ArrayBuffer, not a typed array of it: a view made with the constructor costs about half what
-  // subarray() does (no species lookup), and a detached block reads byteLength 0.
+  // The block's ArrayBuffer, not a typed array of it: a view made with the constructor is cheaper than
+  // subarray() (no species lookup), and a detached block reads byteLength 0.
   private block: ArrayBuffer;
   private at = 0;
 
@@ -53,8 +53,8 @@ class Arena {
   copy(src: Uint8Array, start: number, n: number): Uint8Array {
     if (n > this.max) return src.slice(start, start + n);
     const out = this.take(n);
-    // A byte loop costs about 30 instructions a byte in V8's optimized code, set() of a subarray about 600 in
-    // all: the loop only for the shortest (measured with callgrind; a request frame is 20 to 60 bytes).
+    // A byte loop's cost grows with every byte, set() of a subarray costs a fixed setup (a view, a runtime call)
+    // whatever the length: the loop only up to the length where they cross (bench/README.md, Profiling).
     if (n <= 16) for (let i = 0; i < n; i++) out[i] = src[start + i]!;
     else out.set(src.subarray(start, start + n));
     return out;

@@ -34,45 +34,45 @@ export interface CreateRequest {
 export interface CreateTTLRequest extends CreateRequest {
   ttl: bigint;
 }
-export interface PathRequest {
+interface PathRequest {
   path: string;
 }
 export interface PathWatchRequest {
   path: string;
   watch: boolean;
 }
-export interface PathVersionRequest {
+interface PathVersionRequest {
   path: string;
   version: number;
 }
-export interface SetDataRequest {
+interface SetDataRequest {
   path: string;
   data: Uint8Array | null;
   version: number;
 }
-export interface SetACLRequest {
+interface SetACLRequest {
   path: string;
   acl: ACL[];
   version: number;
 }
-export interface PathTypeRequest {
+interface PathTypeRequest {
   path: string;
   type: number;
 }
-export interface AddWatchRequest {
+interface AddWatchRequest {
   path: string;
   mode: number;
 }
-export interface GetEphemeralsRequest {
+interface GetEphemeralsRequest {
   prefixPath: string;
 }
-export interface ReconfigRequest {
+interface ReconfigRequest {
   joiningServers: string | null;
   leavingServers: string | null;
   newMembers: string | null;
   curConfigId: bigint;
 }
-export interface SaslToken {
+interface SaslToken {
   token: Uint8Array | null;
 }
 export interface Create2Response {
@@ -94,114 +94,114 @@ export interface GetChildren2Response {
 
 // --- request encoders / decoders (decoders serve the golden tests and the fuzzers) ---
 
-export function writeCreateRequest(w: JuteWriter, r: CreateRequest): void {
+function writeCreateRequest(w: JuteWriter, r: CreateRequest): void {
   w.ustring(r.path).buffer(r.data).vector(r.acl, writeACL).int(r.flags);
 }
-export function readCreateRequest(r: JuteReader): CreateRequest {
+function readCreateRequest(r: JuteReader): CreateRequest {
   return { path: r.string(), data: r.buffer(), acl: r.vector(readACL) ?? [], flags: r.int() };
 }
-export function writeCreateTTLRequest(w: JuteWriter, r: CreateTTLRequest): void {
+function writeCreateTTLRequest(w: JuteWriter, r: CreateTTLRequest): void {
   writeCreateRequest(w, r);
   w.long(r.ttl);
 }
-export function readCreateTTLRequest(r: JuteReader): CreateTTLRequest {
+function readCreateTTLRequest(r: JuteReader): CreateTTLRequest {
   return { ...readCreateRequest(r), ttl: r.long() };
 }
-export const writePathRequest = (w: JuteWriter, r: PathRequest): void => {
+const writePathRequest = (w: JuteWriter, r: PathRequest): void => {
   w.ustring(r.path);
 };
-export const readPathRequest = (r: JuteReader): PathRequest => ({ path: r.string() });
-export const writePathWatchRequest = (w: JuteWriter, r: PathWatchRequest): void => {
+const readPathRequest = (r: JuteReader): PathRequest => ({ path: r.string() });
+const writePathWatchRequest = (w: JuteWriter, r: PathWatchRequest): void => {
   w.ustring(r.path).bool(r.watch);
 };
-export const readPathWatchRequest = (r: JuteReader): PathWatchRequest => ({ path: r.string(), watch: r.bool() });
-export const writePathVersionRequest = (w: JuteWriter, r: PathVersionRequest): void => {
+const readPathWatchRequest = (r: JuteReader): PathWatchRequest => ({ path: r.string(), watch: r.bool() });
+const writePathVersionRequest = (w: JuteWriter, r: PathVersionRequest): void => {
   w.ustring(r.path).int(r.version);
 };
-export const readPathVersionRequest = (r: JuteReader): PathVersionRequest => ({ path: r.string(), version: r.int() });
-export const writeSetDataRequest = (w: JuteWriter, r: SetDataRequest): void => {
+const readPathVersionRequest = (r: JuteReader): PathVersionRequest => ({ path: r.string(), version: r.int() });
+const writeSetDataRequest = (w: JuteWriter, r: SetDataRequest): void => {
   w.ustring(r.path).buffer(r.data).int(r.version);
 };
-export const readSetDataRequest = (r: JuteReader): SetDataRequest => ({ path: r.string(), data: r.buffer(), version: r.int() });
-export const writeSetACLRequest = (w: JuteWriter, r: SetACLRequest): void => {
+const readSetDataRequest = (r: JuteReader): SetDataRequest => ({ path: r.string(), data: r.buffer(), version: r.int() });
+const writeSetACLRequest = (w: JuteWriter, r: SetACLRequest): void => {
   w.ustring(r.path).vector(r.acl, writeACL).int(r.version);
 };
-export const readSetACLRequest = (r: JuteReader): SetACLRequest => ({
+const readSetACLRequest = (r: JuteReader): SetACLRequest => ({
   path: r.string(),
   acl: r.vector(readACL) ?? [],
   version: r.int(),
 });
-export const writePathTypeRequest = (w: JuteWriter, r: PathTypeRequest): void => {
+const writePathTypeRequest = (w: JuteWriter, r: PathTypeRequest): void => {
   w.ustring(r.path).int(r.type);
 };
-export const readPathTypeRequest = (r: JuteReader): PathTypeRequest => ({ path: r.string(), type: r.int() });
-export const writeAddWatchRequest = (w: JuteWriter, r: AddWatchRequest): void => {
+const readPathTypeRequest = (r: JuteReader): PathTypeRequest => ({ path: r.string(), type: r.int() });
+const writeAddWatchRequest = (w: JuteWriter, r: AddWatchRequest): void => {
   w.ustring(r.path).int(r.mode);
 };
-export const readAddWatchRequest = (r: JuteReader): AddWatchRequest => ({ path: r.string(), mode: r.int() });
-export const writeGetEphemeralsRequest = (w: JuteWriter, r: GetEphemeralsRequest): void => {
+const readAddWatchRequest = (r: JuteReader): AddWatchRequest => ({ path: r.string(), mode: r.int() });
+const writeGetEphemeralsRequest = (w: JuteWriter, r: GetEphemeralsRequest): void => {
   w.ustring(r.prefixPath);
 };
-export const readGetEphemeralsRequest = (r: JuteReader): GetEphemeralsRequest => ({ prefixPath: r.string() });
-export const writeReconfigRequest = (w: JuteWriter, r: ReconfigRequest): void => {
+const readGetEphemeralsRequest = (r: JuteReader): GetEphemeralsRequest => ({ prefixPath: r.string() });
+const writeReconfigRequest = (w: JuteWriter, r: ReconfigRequest): void => {
   w.ustring(r.joiningServers).ustring(r.leavingServers).ustring(r.newMembers).long(r.curConfigId);
 };
-export const readReconfigRequest = (r: JuteReader): ReconfigRequest => ({
+const readReconfigRequest = (r: JuteReader): ReconfigRequest => ({
   joiningServers: r.ustring(),
   leavingServers: r.ustring(),
   newMembers: r.ustring(),
   curConfigId: r.long(),
 });
-export const writeSaslToken = (w: JuteWriter, r: SaslToken): void => {
+const writeSaslToken = (w: JuteWriter, r: SaslToken): void => {
   w.buffer(r.token);
 };
-export const readSaslToken = (r: JuteReader): SaslToken => ({ token: r.buffer() });
+const readSaslToken = (r: JuteReader): SaslToken => ({ token: r.buffer() });
 const writeNothing = (): void => {};
 const readNothing = (): void => undefined;
 
 // --- response encoders / decoders (encoders serve tests that play the server) ---
 
-export const readCreateResponse = (r: JuteReader): string => r.string();
-export const writeCreateResponse = (w: JuteWriter, path: string): void => {
+const readCreateResponse = (r: JuteReader): string => r.string();
+const writeCreateResponse = (w: JuteWriter, path: string): void => {
   w.ustring(path);
 };
-export const readCreate2Response = (r: JuteReader): Create2Response => ({ path: r.string(), stat: readStat(r) });
-export const writeCreate2Response = (w: JuteWriter, v: Create2Response): void => {
+const readCreate2Response = (r: JuteReader): Create2Response => ({ path: r.string(), stat: readStat(r) });
+const writeCreate2Response = (w: JuteWriter, v: Create2Response): void => {
   w.ustring(v.path);
   writeStat(w, v.stat);
 };
-export const readGetDataResponse = (r: JuteReader): GetDataResponse => ({ data: r.buffer(), stat: readStat(r) });
-export const writeGetDataResponse = (w: JuteWriter, v: GetDataResponse): void => {
+const readGetDataResponse = (r: JuteReader): GetDataResponse => ({ data: r.buffer(), stat: readStat(r) });
+const writeGetDataResponse = (w: JuteWriter, v: GetDataResponse): void => {
   w.buffer(v.data);
   writeStat(w, v.stat);
 };
-export const readGetACLResponse = (r: JuteReader): GetACLResponse => ({ acl: r.vector(readACL) ?? [], stat: readStat(r) });
-export const writeGetACLResponse = (w: JuteWriter, v: GetACLResponse): void => {
+const readGetACLResponse = (r: JuteReader): GetACLResponse => ({ acl: r.vector(readACL) ?? [], stat: readStat(r) });
+const writeGetACLResponse = (w: JuteWriter, v: GetACLResponse): void => {
   w.vector(v.acl, writeACL);
   writeStat(w, v.stat);
 };
-export const readGetChildrenResponse = readStrings;
-export const writeGetChildrenResponse = (w: JuteWriter, v: string[]): void => {
+const readGetChildrenResponse = readStrings;
+const writeGetChildrenResponse = (w: JuteWriter, v: string[]): void => {
   w.vector(v, writeStringItem);
 };
-export const readGetChildren2Response = (r: JuteReader): GetChildren2Response => ({ children: readStrings(r), stat: readStat(r) });
-export const writeGetChildren2Response = (w: JuteWriter, v: GetChildren2Response): void => {
+const readGetChildren2Response = (r: JuteReader): GetChildren2Response => ({ children: readStrings(r), stat: readStat(r) });
+const writeGetChildren2Response = (w: JuteWriter, v: GetChildren2Response): void => {
   w.vector(v.children, writeStringItem);
   writeStat(w, v.stat);
 };
-export const readStringResponse = (r: JuteReader): string => r.string();
-export const writeStringResponse = writeCreateResponse;
-export const readIntResponse = (r: JuteReader): number => r.int();
-export const writeIntResponse = (w: JuteWriter, v: number): void => {
+const readStringResponse = (r: JuteReader): string => r.string();
+const writeStringResponse = writeCreateResponse;
+const readIntResponse = (r: JuteReader): number => r.int();
+const writeIntResponse = (w: JuteWriter, v: number): void => {
   w.int(v);
 };
-export const readWhoAmIResponse = (r: JuteReader): ClientInfo[] => r.vector(readClientInfo) ?? [];
-export const writeWhoAmIResponse = (w: JuteWriter, v: ClientInfo[]): void => {
+const readWhoAmIResponse = (r: JuteReader): ClientInfo[] => r.vector(readClientInfo) ?? [];
+const writeWhoAmIResponse = (w: JuteWriter, v: ClientInfo[]): void => {
   w.vector(v, (x, c) => x.ustring(c.authScheme).ustring(c.user));
 };
 
 /** One opcode's codecs, both directions, so tests can play either side. */
-export interface OpSpec<Req, Res> {
+interface OpSpec<Req, Res> {
   readonly code: number;
   readonly name: string;
   writeRequest(w: JuteWriter, req: Req): void;

@@ -10,14 +10,14 @@ import type { Naming } from "./naming.ts";
 import { Serial, deleteNode } from "./support.ts";
 
 /** Where a contender stands. */
-export type ContenderPhase =
+type ContenderPhase =
   | { readonly kind: "standing" } // making our znode, or finding its place
   | { readonly kind: "waiting"; readonly predecessor: string } // our data watch is on the predecessor
   | { readonly kind: "first" } // ours is the first znode and our session owns it; our exists watch is on it
   | { readonly kind: "gone" }; // left, or the session ended: no more checks and no more events
 
 /** Why a contender lost its place: its znode was deleted (it stands again unless the policy leaves), or the session ended. */
-export type ContenderLoss = "deleted" | "expired" | "closed";
+type ContenderLoss = "deleted" | "expired" | "closed";
 
 /** What a contender tells its policy, always from a check or a session change, and never once it is gone. */
 export interface ContenderEvents {
@@ -35,7 +35,7 @@ export interface ContenderEvents {
   failed(error: unknown): void;
 }
 
-export interface ContenderOptions {
+interface ContenderOptions {
   /** The queue its jobs run in; a Lock shares one between its attempts, so an acquire queues behind the last cleanup. */
   serial?: Serial;
   /** Leader hint of big elections (ContenderQueue, `markLeader`). */

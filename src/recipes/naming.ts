@@ -8,7 +8,7 @@
 // Order is by the sequence, never by the whole name: every contender has its own uuid prefix.
 import { randomUUID } from "node:crypto";
 
-export type NamingKind = "curator-latch" | "curator-lock" | "kazoo" | "curator-read" | "curator-write" | "kazoo-read" | "kazoo-write" | "curator-lease";
+type NamingKind = "curator-latch" | "curator-lock" | "kazoo" | "curator-read" | "curator-write" | "kazoo-read" | "kazoo-write" | "curator-lease";
 
 export interface Naming {
   readonly kind: NamingKind;
@@ -50,7 +50,7 @@ export const NAMINGS: Readonly<Record<"curator-latch" | "curator-lock" | "kazoo"
 export const CURATOR_LEASE: Naming = curator("curator-lease", "lease-");
 
 /** The two sides of a read-write lock: names that sort together, and which names are writers. */
-export interface ReadWriteNaming {
+interface ReadWriteNaming {
   readonly read: Naming;
   readonly write: Naming;
   /** True for a writer's name (readers wait only for writers before them; writers for everything before them). */
@@ -98,7 +98,7 @@ function digitsAfter(name: string, at: number, markLength: number): number | und
   return /^\d{1,10}$/.test(digits) ? Number(digits) : undefined;
 }
 
-export interface Candidate {
+interface Candidate {
   /** The child's name under the recipe path. */
   name: string;
   sequence: number;

@@ -6,7 +6,7 @@ import * as dc from "node:diagnostics_channel";
 import { type ElectionProtocol, type Naming, electionNaming } from "./naming.ts";
 
 /** What `zookeeper-ts:election` and `zookeeper-ts:lock` carry (docs/observability.md). */
-export interface RecipeMessage {
+interface RecipeMessage {
   path: string;
   id: string;
   event: "elected" | "revoked" | "acquired" | "lost" | "released";

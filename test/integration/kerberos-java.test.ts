@@ -1,6 +1,6 @@
 // Interop under a sasl: ACL with the Java ZooKeeper client (Debian's 3.8.0 jar, test/support/java/
 // KerberosClient.java), both logged in with Kerberos to the same real Kerberized 3.8.0 server through a
-// real MIT KDC (test/support/realm.kdc.ts): zookeeper-ts as alice (keytab) creates a node with ACL
+// real MIT KDC (startRealm, test/support/kdc.ts): zookeeper-ts as alice (keytab) creates a node with ACL
 // sasl:alice@REALM that the Java client, as alice through a JAAS Client section (Krb5LoginModule and a
 // keytab), reads; the other way round; and bob gets NOAUTH from either client. The server records the
 // full principal (whoAmI sasl:alice@REALM on both). Node only: the Java side is the same on any runtime.

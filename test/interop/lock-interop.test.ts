@@ -1,7 +1,7 @@
 // zookeeper-ts Lock and LeaderElection sharing paths with Curator (InterProcessMutex, LeaderSelector;
 // Debian's libcurator-recipes-java) and kazoo (Lock, Election; Debian's python3-kazoo) processes on a
 // standalone server: mutual exclusion through kill -9 and SIGSTOP of holders, and one agreed leader
-// through crashes. The long version on a 3-server ensemble is test/stress/lock-torture.test.ts.
+// through crashes. The long version on a 3-server ensemble is test/stress/recipes-torture.test.ts.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";

@@ -1,4 +1,5 @@
-// ZooKeeper servers with a TLS client port or SASL DIGEST-MD5 (SECURE-SERVERS.md), on top of
+// ZooKeeper servers with a TLS client port or SASL DIGEST-MD5 (ZooKeeper Administrator's Guide, TLS
+// and SASL sections; shapes verified against 3.8.0), on top of
 // startStandalone, plus a tiny hand-written Jute session used to prove a server is reachable and
 // what identities it grants. The probe is an independent oracle: it does not use src/.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -31,7 +32,7 @@ async function dropDir(d: string): Promise<void> {
 export interface TlsServerOptions extends ServerOptions {
   /** ssl.clientAuth: "want" (default; CA-only and mutual TLS both work), "need", or "none". */
   readonly clientAuth?: "want" | "need" | "none";
-  /** TLSv1.3 only (needs the TLS 1.3 cipher list, see SECURE-SERVERS.md). Default: 3.8.0's TLSv1.2. */
+  /** TLSv1.3 only (also sets ssl.ciphersuites: 3.8.0's default list has only TLS 1.2 suites). Default: 3.8.0's TLSv1.2. */
   readonly tls13Only?: boolean;
   /** Reuse certificates (e.g. one set per test file); default: a fresh set, removed on close(). */
   readonly certs?: Certificates;

@@ -1,5 +1,5 @@
 // Test material for secure servers: throwaway certificates (openssl, RSA 2048, 7 days) and JAAS
-// files, in the shapes SECURE-SERVERS.md verified against ZooKeeper 3.8.0.
+// files, in the shapes verified against a ZooKeeper 3.8.0 server.
 import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

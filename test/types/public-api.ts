@@ -1,6 +1,6 @@
 // Type test of the public API (not run, only compiled): `npm test` type-checks it against the sources
-// (the strict typecheck) and against the built package's .d.ts (scripts/check-types.mjs). Every
-// `@ts-expect-error` line must be an error: a wrong number where a literal union is expected, a wrong
+// (the strict typecheck) and against the built package's .d.ts (scripts/readme-samples.mjs, the "readme+types"
+// step). Every `@ts-expect-error` line must be an error: a wrong number where a literal union is expected, a wrong
 // name, a missing argument. If one of them compiled, tsc would report the unused directive.
 import {
   AddWatchMode,

@@ -1,5 +1,7 @@
 // FrameDecoder: identical frames however the stream is chunked, and a hostile length prefix fails at
-// once, before any buffer of that size exists. Plus the byte-exact constant frames of FACTS.md §1.
+// once, before any buffer of that size exists. Plus the byte-exact constant frames (a 4-byte big-endian
+// length that does not count itself, then the payload): the ping (xid -2, opcode 11) and a new session's
+// ConnectRequest.
 import { describe, it } from "../support/bdd.ts";
 import { concat, hex, recordingAllocations, unhex } from "../support/bytes.ts";
 import assert from "node:assert/strict";
@@ -225,7 +227,7 @@ describe("FrameDecoder", () => {
   });
 });
 
-describe("constant frames (FACTS.md §1)", () => {
+describe("constant frames", () => {
   it("PING_FRAME is 00 00 00 08 ff ff ff fe 00 00 00 0b", () => {
     assert.equal(hex(PING_FRAME), "00000008fffffffe0000000b");
     assert.equal(hex(encodeRequest(-2, OpCode.ping)), hex(PING_FRAME));

@@ -1,4 +1,5 @@
-// Jute encoding details that random round-trips do not pin down (FACTS.md §2-§4, §8): exact bytes,
+// Jute encoding details that random round-trips do not pin down (BinaryOutputArchive/BinaryInputArchive,
+// the records of zookeeper.jute, MultiOperationRecord in the Apache ZooKeeper sources): exact bytes,
 // null versus empty, bounds on lengths, tolerated server quirks.
 import { describe, it } from "../support/bdd.ts";
 import { hex, recordingAllocations, unhex } from "../support/bytes.ts";
@@ -287,7 +288,7 @@ describe("Jute primitives against DataView and TextEncoder", () => {
   });
 });
 
-describe("multi framing (FACTS.md §8)", () => {
+describe("multi framing (MultiOperationRecord)", () => {
   it("writes MultiHeader{type,false,-1} per op and the {-1,true,-1} terminator", () => {
     const h = written((w) => writeMultiRequest(w, { ops: [{ type: OpCode.check, request: { path: "/a", version: 3 } }] }));
     assert.equal(h, "0000000d00ffffffff" + "000000022f61" + "00000003" + "ffffffff01ffffffff");

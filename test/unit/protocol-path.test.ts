@@ -1,4 +1,5 @@
-// Path rules, chroot mapping and connect-string parsing (FACTS.md §16).
+// Path rules, chroot mapping and connect-string parsing, as ZooKeeper's PathUtils.validatePath and
+// ConnectStringParser define them (the Java client checks every path before sending it).
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";

@@ -13,7 +13,8 @@ import { probeSession, saslExchange, startSaslServer, type SaslServer } from "..
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array | null): string => Buffer.from(b ?? new Uint8Array(0)).toString("latin1");
 
-// The challenge ZooKeeper 3.8.0 actually sends (SECURE-SERVERS.md §2), with a fixed nonce.
+// The challenge ZooKeeper 3.8.0 actually sends (captured on the wire: realm, a 40-character nonce, no
+// qop, which means `auth`), with a fixed nonce.
 const ZK_CHALLENGE = 'realm="zk-sasl-md5",nonce="BziVkmfG+L7mFcboOzB9dz3PLQ6it2X1zAgAqjXJ",charset=utf-8,algorithm=md5-sess';
 const PASSWORD = "s3cr3t-Pa55word";
 

@@ -64,8 +64,9 @@ export type SessionCallbacks = Pick<SessionOptions, "chroot" | "identities" | "w
 
 /**
  * Checks and completes the options; throws BADARGUMENTS. One object literal, not `{ ...checked, ...callbacks }`:
- * V8 gave every spread-then-extended options object maps of its own, which outlived the session (every
- * session's objects survived the next scavenge; a third of connect + close's instructions went to the GC).
+ * V8 gave every spread-then-extended options object maps of its own, which outlived the session, so every
+ * session's objects survived the next scavenge and connect + close went mostly to the GC (bench/README.md,
+ * Profiling).
  */
 export function sessionOptions(hosts: readonly HostPort[], options: InternalOptions, logger: Logger, callbacks: SessionCallbacks): SessionOptions {
   // Each option read by its name (a read by a computed key, options[name], is a megamorphic lookup each time).

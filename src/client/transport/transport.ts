@@ -104,8 +104,8 @@ export class DialRequest implements DialOptions {
  * What a Transport's connect() is given for a dial: `tls` and `timeoutMs` as data, and `signal` as an own
  * enumerable accessor that reads the dial's (a DialRequest makes its AbortSignal only then; a spread copy
  * reads it, and carries it). The accessor is one function for every dial: an object literal's getter is a new
- * function each time, and V8 then gives each such object a dictionary of its own (about 2 K instructions a
- * dial, and the garbage).
+ * function each time, and V8 then gives each such object a dictionary and a map of its own: slower property
+ * reads and garbage on every dial.
  */
 export class TransportDialOptions implements DialOptions {
   readonly tls: boolean | TlsOptions | undefined;

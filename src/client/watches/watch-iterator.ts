@@ -4,7 +4,7 @@ import { ErrorCode, EventType, KeeperState } from "../../protocol/constants.ts";
 import { ZooKeeperError } from "../errors.ts";
 import type { WatchedEvent, Watcher } from "../types.ts";
 
-export interface WatchIteratorHooks {
+interface WatchIteratorHooks {
   signal?: AbortSignal;
   add(watcher: Watcher): Promise<void>;
   remove(watcher: Watcher): Promise<void>;

@@ -6,7 +6,7 @@ import type { Watcher } from "../types.ts";
 
 export type WatchKind = "data" | "exist" | "child" | "persistent" | "persistentRecursive";
 
-export const WATCH_KINDS: readonly WatchKind[] = ["data", "exist", "child", "persistent", "persistentRecursive"];
+const WATCH_KINDS: readonly WatchKind[] = ["data", "exist", "child", "persistent", "persistentRecursive"];
 
 /**
  * A path's watchers in one table: the watcher itself while it is the only one (nearly always: one watch per

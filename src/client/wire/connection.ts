@@ -39,7 +39,7 @@ export interface ConnectionOwner {
   nextXid(): number;
 }
 
-export interface ConnectionOptions {
+interface ConnectionOptions {
   /** "host:port" it is for, until the link (and its own `remote`) exists. */
   target: string;
   maxBufferSize: number;

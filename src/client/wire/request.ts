@@ -7,12 +7,16 @@
 import { ErrorCode, OpCode, Xid } from "../../protocol/constants.ts";
 import { encodeRequest, frameWriter } from "../../protocol/frame.ts";
 import type { JuteReader, JuteWriter } from "../../protocol/jute.ts";
-import type { Connection } from "./connection.ts";
 import { ZooKeeperError } from "../errors.ts";
 import type { ServerFeatures } from "../types.ts";
 import type { Watcher } from "../types.ts";
 import type { WatchKind, WatchRegistry } from "../watches/watches.ts";
 import { addChroot } from "../../protocol/path.ts";
+
+/** What an "own" call needs of its connection (a Connection is one): to put a request on it. */
+interface Link {
+  send(p: Pending): void;
+}
 
 /** A feature of `ServerFeatures` (every field but `generation`). */
 export type Feature = Exclude<keyof ServerFeatures, "generation">;
@@ -38,7 +42,7 @@ export interface CallSpec<Req, Res> {
  * probes, closeSession): never queued (no link: CONNECTIONLOSS), never moving lastZxid (docs/session-states.md,
  * "Priming a new connection").
  */
-export type Lane = "call" | "own";
+type Lane = "call" | "own";
 
 /**
  * What every request of a session shares (one object per session, given to each Pending): the client's chroot,
@@ -68,7 +72,7 @@ export interface Call<Res, Out> {
   /** Default "call". */
   lane?: Lane;
   /** The "own" lane's link: the client's own frames belong to one connection and never go on another. */
-  via?: Connection;
+  via?: Link;
   /** Server features the request needs: refused locally (UNIMPLEMENTED, nothing sent) when missing. */
   needs?: Needs;
   /** Validated by `signalOf`; an abort rejects the call with its reason (a request still waiting is never sent). */
@@ -155,7 +159,7 @@ export class Pending {
    */
   constructor(spec: CallSpec<never, unknown>, frame: Uint8Array, call: Call<never, unknown>, context: CallContext, resolve: (v: never) => void, reject: (e: unknown) => void) {
     this.opcode = spec.code;
-    this.xid = spec.code === OpCode.auth ? Xid.AUTH : spec.code === OpCode.ping ? Xid.PING : 0; // as encodeCall wrote it (a helper for the two was not inlined: +100 instructions a call)
+    this.xid = spec.code === OpCode.auth ? Xid.AUTH : spec.code === OpCode.ping ? Xid.PING : 0; // as encodeCall wrote it (inline: V8 did not inline a helper for the two, a call more per request)
     this.frame = frame;
     this.call = call as Call<unknown, unknown>;
     this.context = context;
