@@ -99,6 +99,15 @@ describeWithKdc("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKe
     assert.deepEqual(asked.slice(0, 2), ["zk1.zkts.test", "localhost"]); // forward, then the reverse name confirmed
   }, 30_000);
 
+  it("a resolver that never answers: the host as written, after a quarter of the connect timeout (no hang)", async () => {
+    let calls = 0;
+    const resolver: KerberosResolver = { lookup: () => (calls++, new Promise<readonly string[]>(() => {})) };
+    const t0 = performance.now();
+    await isAlice(await connect(`localhost:${port()}`, { connectTimeout: 4000, sasl: canonical({ resolver }) }));
+    assert.equal(calls, 1);
+    assert.ok(performance.now() - t0 >= 900, "the resolver was not waited for");
+  }, 30_000);
+
   it("a reverse name the KDC does not know (injected): AUTHFAILED naming zookeeper/<that name>", async () => {
     const resolver: KerberosResolver = { reverse: async () => "zk9.zkts.test", lookup: async () => ["127.0.0.1"] };
     const e = await refusal("kerberos-connect", ZooKeeper.connect(`127.0.0.1:${port()}`, { connectTimeout: 10_000, sasl: canonical({ resolver }) }), "unknown reverse name");

@@ -39,6 +39,10 @@ describe("saslFactory: GSSAPI", () => {
     bad({ mechanism: "GSSAPI", serviceName: "" }, /sasl\.serviceName/);
     bad({ mechanism: "GSSAPI", serviceHost: 7 }, /sasl\.serviceHost/);
     bad({ mechanism: "GSSAPI", keytab: 42 }, /sasl\.keytab/);
+    bad({ mechanism: "GSSAPI", serverPrincipal: "" }, /sasl\.serverPrincipal/);
+    bad({ mechanism: "GSSAPI", serverRealm: 1 }, /sasl\.serverRealm/);
+    bad({ mechanism: "GSSAPI", canonicalizeHostname: "no" }, /sasl\.canonicalizeHostname must be a boolean/);
+    bad({ mechanism: "GSSAPI", resolver: "dns" }, /sasl\.resolver must be an object/);
     bad({ mechanism: "DIGEST-MD5", username: "a" }, /username and a password/);
   });
 

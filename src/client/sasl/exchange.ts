@@ -113,7 +113,7 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
       const krb = await import("./gssapi.ts");
       const resolver = krb.systemResolver(o.resolver ?? {});
       login ??= krb.sessionLogin(options, { now, dial: ctx.dialer, clock: ctx.clock, timeoutMs }, resolver);
-      const server = await krb.serverPrincipalFor({ ...o, serviceName }, login, host, resolver);
+      const server = await krb.serverPrincipalFor({ ...o, serviceName }, login, host, resolver, { clock: ctx.clock, ms: timeoutMs });
       service = principalToString(server);
       const credential = await login.ticketFor(server);
       return krb.gssapiMechanism({ credential, now });

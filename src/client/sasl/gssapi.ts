@@ -58,9 +58,22 @@ export function systemResolver(r: KerberosResolver): Required<KerberosResolver> 
 /**
  * The connect-string host canonicalized as the Java client does (SaslServerPrincipal with
  * zookeeper.sasl.client.canonicalize.hostname): its (first) address, that address's name, if that name resolves
- * back to the address (as Java's getCanonicalHostName checks); else the host as written. Never throws.
+ * back to the address (as Java's getCanonicalHostName checks); else the host as written. Never throws; with
+ * `limit`, a resolver that has not answered within `limit.ms` gives the host as written too.
  */
-export async function canonicalHost(target: HostPort, resolver: Required<KerberosResolver>): Promise<string> {
+export function canonicalHost(target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number }): Promise<string> {
+  const work = resolveCanonical(target, resolver);
+  if (limit === undefined) return work;
+  return new Promise((resolve) => {
+    const timer = limit.clock.setTimeout(() => resolve(target.host), limit.ms);
+    void work.then((name) => {
+      limit.clock.clearTimeout(timer);
+      resolve(name);
+    });
+  });
+}
+
+async function resolveCanonical(target: HostPort, resolver: Required<KerberosResolver>): Promise<string> {
   const host = target.host;
   try {
     const address = isIP(host) !== 0 ? host : (await resolver.lookup(host))[0];
@@ -93,10 +106,12 @@ export interface ServerPrincipalOptions {
  * the host is `serviceHost`, else the target's host canonicalized (unless turned off), in lower case; the realm
  * the principal's own, else `serverRealm`, else [domain_realm]'s for the host, else the client's.
  */
-export async function serverPrincipalFor(o: ServerPrincipalOptions, login: KerberosLogin, target: HostPort, resolver: Required<KerberosResolver>): Promise<Principal> {
+export async function serverPrincipalFor(
+  o: ServerPrincipalOptions, login: KerberosLogin, target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number },
+): Promise<Principal> {
   const full = o.serverPrincipal;
   const needHost = full === undefined || full.includes("_HOST");
-  const host = (o.serviceHost ?? (needHost && o.canonicalizeHostname !== false ? await canonicalHost(target, resolver) : target.host)).toLowerCase();
+  const host = (o.serviceHost ?? (needHost && o.canonicalizeHostname !== false ? await canonicalHost(target, resolver, limit) : target.host)).toLowerCase();
   const realm = o.serverRealm ?? realmOfHost(login.config, host) ?? login.principal.realm;
   if (full === undefined) return { nameType: NameType.SRV_HST, components: [o.serviceName ?? "zookeeper", host], realm };
   const p = parsePrincipal(full.replaceAll("_HOST", host), realm);
