@@ -535,7 +535,12 @@ export async function asExchange(ctx: KdcContext, req: AsRequest): Promise<Kerbe
     const primaries = primaryKdcsOf(ctx.config, realm);
     const from = answered;
     if (primaries.length === 0 || primaries.some((p) => p.host.toLowerCase() === from.host.toLowerCase() && p.port === from.port)) throw e;
-    return await asOnce({ ...ctx, kdcsFor: () => primaries }, req);
+    try {
+      return await asOnce({ ...ctx, kdcsFor: () => primaries }, req);
+    } catch (again) {
+      // The primary unreachable: the replica's answer is the one to report (as MIT does).
+      throw again instanceof KerberosError && again.reason === KerberosErrorReason.KdcUnreachable ? e : again;
+    }
   }
 }
 

@@ -356,6 +356,9 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
       // Without a primary_kdc the replica's refusal stands.
       const none = kdc.writeKrb5Conf("krb5-replica.conf", {}, [`127.0.0.2:${replica.port}`, `127.0.0.1:${kdc.port}`]);
       await rejects(new KerberosLogin({ krb5Config: none, keytab: `${kdc.dir}/pre18.keytab`, principal: "pre18", timeoutMs: 2000, ...sockets }).tgt(), KerberosErrorReason.BadKey, /KDC_ERR_PREAUTH_FAILED \(24\)/);
+      // The primary down: the replica's refusal is the error, not "unreachable".
+      const down = kdc.writeKrb5Conf("krb5-primary-down.conf", {}, [`127.0.0.2:${replica.port}`, `127.0.0.1:${kdc.port}`], { primary_kdc: `127.0.0.1:${await freePort()}` });
+      await rejects(new KerberosLogin({ krb5Config: down, keytab: `${kdc.dir}/pre18.keytab`, principal: "pre18", timeoutMs: 2000, ...sockets }).tgt(), KerberosErrorReason.BadKey, /KDC_ERR_PREAUTH_FAILED \(24\)/);
     } finally {
       replica.close();
     }
