@@ -103,8 +103,50 @@ export interface SaslGssapiOptions {
   krb5Config?: string;
   /** The service part of the server's principal (default "zookeeper", the Java client's zookeeper.sasl.client.username). */
   serviceName?: string;
-  /** The host part of the server's principal (default: the host of the connect-string entry being connected). */
+  /**
+   * The host part of the server's principal (default: the host of the connect-string entry being connected,
+   * canonicalized unless `canonicalizeHostname` is false). Given, it is used as it is, for every server.
+   */
   serviceHost?: string;
+  /**
+   * Canonicalize the host of the server being connected as the Java client does (its
+   * zookeeper.sasl.client.canonicalize.hostname, default true): resolve the connect-string host to an address,
+   * that address back to a name (getnameinfo), and use that name when it resolves to the same address; else the
+   * host as written. So "127.0.0.1:2181" asks for zookeeper/localhost where /etc/hosts says so.
+   */
+  canonicalizeHostname?: boolean;
+  /**
+   * The server's full principal (the Java client's zookeeper.server.principal), e.g.
+   * "zookeeper/_HOST@EXAMPLE.COM": "_HOST" is replaced by the host of the server being connected (lower case,
+   * canonicalized unless `canonicalizeHostname` is false). Without a realm: `serverRealm`'s.
+   */
+  serverPrincipal?: string;
+  /** The server principal's realm (the Java client's zookeeper.server.realm; default: krb5.conf's [domain_realm] for the host, else the client's realm). */
+  serverRealm?: string;
+  /** Name resolution for host canonicalization and KDC discovery (default: the system's, through node:dns); tests inject theirs. */
+  resolver?: KerberosResolver;
+}
+
+/** An SRV record, as `KerberosResolver.resolveSrv` gives it. */
+export interface SrvRecord {
+  /** The target host. */
+  name: string;
+  /** The target port. */
+  port: number;
+  /** Lower is tried first. */
+  priority: number;
+  /** Among equal priorities, the relative weight. */
+  weight: number;
+}
+
+/** Name resolution for the Kerberos client; each method left out is the system's (node:dns). */
+export interface KerberosResolver {
+  /** The addresses of a host name (default: node:dns lookup, all families: /etc/hosts, then DNS). */
+  lookup?(host: string): Promise<readonly string[]>;
+  /** The name of an address (default: node:dns lookupService, i.e. getnameinfo, as Java's getCanonicalHostName). */
+  reverse?(address: string, port: number): Promise<string>;
+  /** The SRV records of a name such as "_kerberos._udp.EXAMPLE.COM" (default: node:dns resolveSrv); KDC discovery. */
+  resolveSrv?(name: string): Promise<readonly SrvRecord[]>;
 }
 
 /** A TLS protocol version, as `minVersion` and `maxVersion` take it. */

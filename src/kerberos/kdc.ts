@@ -14,7 +14,7 @@ import { concatBytes } from "../protocol/bytes.ts";
 import { enctype, enctypeName, isSupportedEnctype, SUPPORTED_ENCTYPES } from "./crypto.ts";
 import { DerError, KerberosError, KerberosErrorReason, KrbCryptoError, KrbCryptoErrorReason, krbErrorName, printableText } from "./errors.ts";
 import { keysFor, type Keytab } from "./keytab.ts";
-import { kdcsOf, type KdcAddress, type Krb5Config } from "./krb5conf.ts";
+import { kdcsOf, parseKdcAddress, realmSection, values, type KdcAddress, type Krb5Config } from "./krb5conf.ts";
 import {
   decodeEncKdcRepPart,
   decodeEtypeInfo2,
@@ -114,6 +114,10 @@ export interface KdcTransportOptions {
   readonly signal?: AbortSignal;
   /** Timers for the timeouts (default: the runtime's). */
   readonly clock?: Timers;
+  /** SRV lookups for KDC discovery (_kerberos._udp / _kerberos._tcp.REALM) when krb5.conf lists no KDC of a realm; absent: none. */
+  readonly resolveSrv?: SrvResolver;
+  /** Told which KDC answered (the AS exchange asks the primary KDC again when a replica refused). */
+  readonly onAnswer?: (kdc: KdcAddress) => void;
 }
 
 const DEFAULT_TIMEOUT_MS = 3000;
@@ -121,6 +125,8 @@ const DEFAULT_UDP_PREFERENCE_LIMIT = 1465;
 /** Largest KDC reply accepted over TCP (a reply with a big PAC is a few tens of KiB). */
 const MAX_TCP_REPLY = 1 << 20;
 const RESPONSE_TOO_BIG = 52;
+/** KDC_ERR_SVC_UNAVAILABLE: this KDC cannot serve now, another of the realm may (MIT moves on too). */
+const SVC_UNAVAILABLE = 29;
 
 /** A failed attempt at one KDC: the reason without the endpoint (it is added when listed). */
 class AttemptFailed extends Error {}
@@ -247,7 +253,15 @@ export async function sendToKdcs(kdcs: readonly KdcAddress[], realm: string, req
     if (tryUdp) {
       try {
         const reply = await udp(target, request, { timeoutMs, signal: options.signal, clock });
-        if (!isResponseTooBig(reply)) return reply;
+        const code = krbErrorCode(reply);
+        if (code === SVC_UNAVAILABLE) {
+          failures.push(`${hostText(target)} udp: KDC_ERR_SVC_UNAVAILABLE`);
+          continue; // this KDC answered: it is not serving, whatever the protocol
+        }
+        if (code !== RESPONSE_TOO_BIG) {
+          options.onAnswer?.(kdc);
+          return reply;
+        }
         failures.push(`${hostText(target)} udp: KRB_ERR_RESPONSE_TOO_BIG`);
       } catch (e) {
         failures.push(`${hostText(target)} udp: ${reasonOf(e)}`);
@@ -256,7 +270,13 @@ export async function sendToKdcs(kdcs: readonly KdcAddress[], realm: string, req
     }
     if (kdc.protocol !== "udp") {
       try {
-        return await tcpExchange(dial, target, request, timeoutMs, clock, options.signal);
+        const reply = await tcpExchange(dial, target, request, timeoutMs, clock, options.signal);
+        if (krbErrorCode(reply) === SVC_UNAVAILABLE) {
+          failures.push(`${hostText(target)} tcp: KDC_ERR_SVC_UNAVAILABLE`);
+          continue;
+        }
+        options.onAnswer?.(kdc);
+        return reply;
       } catch (e) {
         failures.push(`${hostText(target)} tcp: ${reasonOf(e)}`);
       }
@@ -271,14 +291,62 @@ function reasonOf(e: unknown): string {
   return String(e);
 }
 
-function isResponseTooBig(reply: Uint8Array): boolean {
-  if (reply.length === 0 || reply[0] !== 0x7e) return false; // [APPLICATION 30]
+/** The error code of a KRB-ERROR reply; undefined for anything else (a malformed reply is the caller's to report). */
+function krbErrorCode(reply: Uint8Array): number | undefined {
+  if (reply.length === 0 || reply[0] !== 0x7e) return undefined; // [APPLICATION 30]
   try {
     const r = decodeKdcReply(reply);
-    return r.kind === "error" && r.error.errorCode === RESPONSE_TOO_BIG;
+    return r.kind === "error" ? r.error.errorCode : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** SRV lookups (the client passes node:dns resolveSrv). */
+export type SrvResolver = (name: string) => Promise<ReadonlyArray<{ readonly name: string; readonly port: number; readonly priority: number; readonly weight: number }>>;
+
+/**
+ * The KDCs of a realm: krb5.conf's `kdc` entries; when it lists none and [libdefaults] dns_lookup_kdc is not
+ * false (MIT's default is true), the SRV records _kerberos._udp.REALM (UDP) and _kerberos._tcp.REALM (TCP), by
+ * priority (then the heavier weight first). A realm with neither is a KerberosError (config).
+ */
+export async function locateKdcs(config: Krb5Config, realm: string, resolveSrv: SrvResolver | undefined): Promise<KdcAddress[]> {
+  const listed = kdcListed(config, realm);
+  if (listed.length > 0 || resolveSrv === undefined || !dnsLookupKdc(config)) return kdcsOf(config, realm); // throws naming the realm when empty
+  const found: Array<KdcAddress & { priority: number; weight: number }> = [];
+  const tried: string[] = [];
+  for (const protocol of ["udp", "tcp"] as const) {
+    const name = `_kerberos._${protocol}.${realm}`;
+    try {
+      for (const r of await resolveSrv(name)) {
+        if (r.name === "" || r.name === ".") continue; // "." : the service is not offered here
+        found.push({ host: r.name.replace(/\.$/, ""), port: r.port, protocol, priority: r.priority, weight: r.weight });
+      }
+      tried.push(name);
+    } catch (e) {
+      tried.push(`${name} (${(e as { code?: string }).code ?? reasonOf(e)})`);
+    }
+  }
+  if (found.length === 0) {
+    throw new KerberosError(KerberosErrorReason.Config, `krb5.conf: no kdc for realm ${realm} in [realms] of ${config.files[0] ?? "krb5.conf"}, and no SRV record: ${tried.join(", ")}`);
+  }
+  found.sort((a, b) => a.priority - b.priority || b.weight - a.weight);
+  return found.map(({ host, port, protocol }) => ({ host, port, protocol }));
+}
+
+const kdcListed = (config: Krb5Config, realm: string): string[] => values(realmSection(config, realm), "kdc");
+
+/** [libdefaults] dns_lookup_kdc (else dns_fallback), true unless "false"/"no"/"0"/"off" as MIT reads it. */
+function dnsLookupKdc(config: Krb5Config): boolean {
+  const lib = config.sections.get("libdefaults");
+  const v = values(lib, "dns_lookup_kdc")[0] ?? values(lib, "dns_fallback")[0];
+  return v === undefined || !/^(false|no|n|0|off|nil)$/i.test(v.trim());
+}
+
+/** The primary KDCs of a realm ([realms] primary_kdc, or its old name master_kdc); [] when none is named. */
+export function primaryKdcsOf(config: Krb5Config, realm: string): KdcAddress[] {
+  const section = realmSection(config, realm);
+  return [...values(section, "primary_kdc"), ...values(section, "master_kdc")].map(parseKdcAddress);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -321,7 +389,7 @@ export const tgsPrincipal = (realm: string): Principal => ({ nameType: NameType.
 export const newNonce = (): number => new DataView(randomBytes(4).buffer).getUint32(0) & 0x7fffffff;
 
 async function exchange(ctx: KdcContext, realm: string, request: Uint8Array): Promise<KdcRep | KrbErrorMessage> {
-  const kdcs = ctx.kdcsFor ? ctx.kdcsFor(realm) : kdcsOf(ctx.config, realm);
+  const kdcs = ctx.kdcsFor ? ctx.kdcsFor(realm) : await locateKdcs(ctx.config, realm, ctx.resolveSrv);
   ctx.onMessage?.("request", request);
   const reply = await sendToKdcs(kdcs, realm, request, { ...ctx, udpPreferenceLimit: ctx.udpPreferenceLimit ?? ctx.config.udpPreferenceLimit });
   ctx.onMessage?.("reply", reply);
@@ -455,6 +523,28 @@ interface ChosenKey {
  * the KDC's PA-ETYPE-INFO2.
  */
 export async function asExchange(ctx: KdcContext, req: AsRequest): Promise<KerberosCredential> {
+  // As MIT does: a refusal (a wrong key, a failed pre-authentication) from a KDC that is not the realm's
+  // primary_kdc is asked of the primary once more — a replica may not have the new key yet after a key rotation.
+  let answered: KdcAddress | undefined;
+  try {
+    return await asOnce({ ...ctx, onAnswer: (k) => { answered = k; ctx.onAnswer?.(k); } }, req);
+  } catch (e) {
+    if (!(e instanceof KerberosError) || e.reason === KerberosErrorReason.KdcUnreachable || e.reason === KerberosErrorReason.Config || answered === undefined) throw e;
+    if (ctx.kdcsFor !== undefined) throw e;
+    const realm = req.client.realm;
+    const primaries = primaryKdcsOf(ctx.config, realm);
+    const from = answered;
+    if (primaries.length === 0 || primaries.some((p) => p.host.toLowerCase() === from.host.toLowerCase() && p.port === from.port)) throw e;
+    try {
+      return await asOnce({ ...ctx, kdcsFor: () => primaries }, req);
+    } catch (again) {
+      // The primary unreachable: the replica's answer is the one to report (as MIT does).
+      throw again instanceof KerberosError && again.reason === KerberosErrorReason.KdcUnreachable ? e : again;
+    }
+  }
+}
+
+async function asOnce(ctx: KdcContext, req: AsRequest): Promise<KerberosCredential> {
   const client = req.client;
   const server = req.server ?? tgsPrincipal(client.realm);
   const cs = principalToString(client);

@@ -118,6 +118,7 @@ export class KerberosLogin {
       signal: o.signal,
       clock: o.clock,
       kdcsFor: o.kdcsFor,
+      resolveSrv: o.resolveSrv,
       onMessage: o.onMessage,
     };
   }
@@ -150,8 +151,12 @@ export class KerberosLogin {
   }
 
   /** A service ticket for serviceName/serviceHost (cached; renewed as its end nears). */
-  async serviceTicket(serviceName: string, serviceHost: string, signal?: AbortSignal): Promise<KerberosCredential> {
-    const server = this.servicePrincipal(serviceName, serviceHost);
+  serviceTicket(serviceName: string, serviceHost: string, signal?: AbortSignal): Promise<KerberosCredential> {
+    return this.ticketFor(this.servicePrincipal(serviceName, serviceHost), signal);
+  }
+
+  /** A service ticket for `server` (cached; renewed as its end nears). */
+  async ticketFor(server: Principal, signal?: AbortSignal): Promise<KerberosCredential> {
     const name = principalToString(server);
     const cached = this.#tickets.get(name);
     if (cached !== undefined && this.#fresh(cached)) return cached;

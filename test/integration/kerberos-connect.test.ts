@@ -12,7 +12,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { it } from "../support/bdd.ts";
 import { afterAll, beforeAll } from "../support/secure-hooks.ts";
-import { ErrorCode, Perms, ZooKeeper, type ConnectOptions } from "../../src/index.ts";
+import { lookup } from "node:dns/promises";
+import { ErrorCode, Perms, ZooKeeper, type ConnectOptions, type KerberosResolver, type SaslGssapiOptions, type Transport } from "../../src/index.ts";
+import { defaultTransport } from "../../src/client/transport/transport.ts";
 import { loadCcache } from "../../src/kerberos/ccache.ts";
 import { startFaultProxy } from "../support/fault-proxy.ts";
 import { ALL_ENCTYPES, describeWithKdc, refusal, startRealm, type Realm } from "../support/kdc.ts";
@@ -71,6 +73,65 @@ describeWithKdc("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKe
       assert.ok(tgs?.includes(`rep=${tag}`) && tgs.includes(`ses=${tag}`), `TGS: ${tgs}`);
     }, 30_000);
   }
+
+  // The server's principal per host, as the Java client finds it (issue 40 item 2): its principal is zookeeper/localhost.
+  const canonical = (extra: Partial<SaslGssapiOptions> = {}): ConnectOptions["sasl"] => ({
+    mechanism: "GSSAPI", principal: realm.alice, keytab: realm.aliceKeytab, krb5Config: realm.kdc.krb5Conf, ...extra,
+  });
+  const port = (): number => realm.srv.server.clientPort;
+  const isAlice = async (zk: ZooKeeper): Promise<void> => assert.ok((await zk.whoAmI()).some((i) => i.scheme === "sasl" && i.id === realm.alice));
+
+  it("canonicalization (default on): 127.0.0.1 and localhost both log in as zookeeper/localhost", async () => {
+    await isAlice(await connect(`127.0.0.1:${port()}`, { sasl: canonical() }));
+    await isAlice(await connect(`localhost:${port()}`, { sasl: canonical() }));
+  }, 30_000);
+
+  it("an alias through the injected resolver (a proxy transport dials it): canonicalized to localhost", async () => {
+    const asked: string[] = [];
+    const resolver: KerberosResolver = {
+      lookup: async (host) => {
+        asked.push(host);
+        return host === "zk1.zkts.test" ? ["127.0.0.1"] : (await lookup(host, { all: true })).map((a) => a.address);
+      },
+    };
+    const transport: Transport = { connect: (t, h, o) => defaultTransport.connect(t.host === "zk1.zkts.test" ? { ...t, host: "127.0.0.1" } : t, h, o) };
+    await isAlice(await connect(`zk1.zkts.test:${port()}`, { sasl: canonical({ resolver }), transport }));
+    assert.deepEqual(asked.slice(0, 2), ["zk1.zkts.test", "localhost"]); // forward, then the reverse name confirmed
+  }, 30_000);
+
+  it("a resolver that never answers: the host as written, after a quarter of the connect timeout (no hang)", async () => {
+    let calls = 0;
+    const resolver: KerberosResolver = { lookup: () => (calls++, new Promise<readonly string[]>(() => {})) };
+    const t0 = performance.now();
+    await isAlice(await connect(`localhost:${port()}`, { connectTimeout: 4000, sasl: canonical({ resolver }) }));
+    assert.equal(calls, 1);
+    assert.ok(performance.now() - t0 >= 900, "the resolver was not waited for");
+  }, 30_000);
+
+  it("a reverse name the KDC does not know (injected): AUTHFAILED naming zookeeper/<that name>", async () => {
+    const resolver: KerberosResolver = { reverse: async () => "zk9.zkts.test", lookup: async () => ["127.0.0.1"] };
+    const e = await refusal("kerberos-connect", ZooKeeper.connect(`127.0.0.1:${port()}`, { connectTimeout: 10_000, sasl: canonical({ resolver }) }), "unknown reverse name");
+    assert.equal(e.code, ErrorCode.AUTHFAILED);
+    assert.match(e.message, /zookeeper\/zk9\.zkts\.test@ZKTS\.TEST/);
+    assert.match(e.message, /KDC_ERR_S_PRINCIPAL_UNKNOWN/);
+  }, 30_000);
+
+  it("canonicalizeHostname: false: 127.0.0.1 asks for zookeeper/127.0.0.1 and fails naming it; localhost works", async () => {
+    const e = await refusal("kerberos-connect", ZooKeeper.connect(`127.0.0.1:${port()}`, { connectTimeout: 10_000, sasl: canonical({ canonicalizeHostname: false }) }), "IP, no canonicalization");
+    assert.equal(e.code, ErrorCode.AUTHFAILED);
+    assert.match(e.message, /zookeeper\/127\.0\.0\.1@ZKTS\.TEST/);
+    assert.match(e.message, /KDC_ERR_S_PRINCIPAL_UNKNOWN/);
+    await isAlice(await connect(`localhost:${port()}`, { sasl: canonical({ canonicalizeHostname: false }) }));
+  }, 30_000);
+
+  it("serverPrincipal zookeeper/_HOST@REALM (with 127.0.0.1, canonicalized), a fixed one, and serverRealm", async () => {
+    await isAlice(await connect(`127.0.0.1:${port()}`, { sasl: canonical({ serverPrincipal: `zookeeper/_HOST@${realm.kdc.realm}` }) }));
+    await isAlice(await connect(`127.0.0.1:${port()}`, { sasl: canonical({ serverPrincipal: "zookeeper/localhost", canonicalizeHostname: false }) }));
+    await isAlice(await connect(`127.0.0.1:${port()}`, { sasl: canonical({ serverRealm: realm.kdc.realm }) }));
+    const e = await refusal("kerberos-connect", ZooKeeper.connect(`127.0.0.1:${port()}`, { connectTimeout: 10_000, sasl: canonical({ serverRealm: "OTHER.TEST" }) }), "other realm");
+    assert.equal(e.code, ErrorCode.AUTHFAILED);
+    assert.match(e.message, /zookeeper\/localhost@OTHER\.TEST/);
+  }, 30_000);
 
   it("a client principal the KDC does not know (deleted after its keytab was made): AUTHFAILED naming it", async () => {
     const who = `gone@${realm.kdc.realm}`;

@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { it } from "../support/bdd.ts";
 import { afterAll, beforeAll } from "../support/secure-hooks.ts";
-import { ErrorCode, Perms, ZooKeeper, ZooKeeperError, type ConnectOptions } from "../../src/index.ts";
-import { describeWithKdc, startRealm, type Realm } from "../support/kdc.ts";
+import { ErrorCode, Perms, ZooKeeper, ZooKeeperError, type ConnectOptions, type SaslGssapiOptions } from "../../src/index.ts";
+import { describeWithKdc, refusal, startRealm, type Realm } from "../support/kdc.ts";
 import { localInstall } from "../support/zk-install.ts";
 
 const SOURCE = fileURLToPath(new URL("../support/java/KerberosClient.java", import.meta.url));
@@ -29,6 +29,11 @@ describeWithKdc("Kerberos interop with the Java client (real KDC, Kerberized Zoo
 
   /** The Java client as `principal` (JAAS Client: Krb5LoginModule with its keytab); one command, its stdout lines. */
   function javaClient(principal: string, ...command: string[]): Promise<string[]> {
+    return javaOn({ connect: `localhost:${realm.srv.server.clientPort}`, props: ["-Dzookeeper.sasl.client.canonicalize.hostname=false"] }, principal, ...command);
+  }
+
+  /** The Java client on connect string `connect` with the system properties `props` (-Dname=value). */
+  function javaOn(o: { connect: string; props: readonly string[] }, principal: string, ...command: string[]): Promise<string[]> {
     const jaas = join(realm.kdc.dir, `client-${principal.split("@")[0]}.jaas`);
     writeFileSync(
       jaas,
@@ -38,8 +43,8 @@ describeWithKdc("Kerberos interop with the Java client (real KDC, Kerberized Zoo
     const args = [
       "-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
       `-Djava.security.auth.login.config=${jaas}`, `-Djava.security.krb5.conf=${realm.kdc.krb5Conf}`,
-      "-Dzookeeper.sasl.client.canonicalize.hostname=false", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-      "-cp", classpath, SOURCE, `localhost:${realm.srv.server.clientPort}`, ...command,
+      ...o.props, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+      "-cp", classpath, SOURCE, o.connect, ...command,
     ];
     return new Promise((resolve, reject) =>
       execFile(java, args, { timeout: 60_000 }, (err, stdout, stderr) =>
@@ -87,4 +92,37 @@ describeWithKdc("Kerberos interop with the Java client (real KDC, Kerberized Zoo
     const other = await tsClient(realm.bob);
     await assert.rejects(other.getData(path), (e: unknown) => e instanceof ZooKeeperError && e.code === ErrorCode.NOAUTH);
   }, 60_000);
+
+  // The server's principal per host (issue 40 item 2): the same setups with both clients; the server is
+  // zookeeper/localhost@REALM. Java reads zookeeper.sasl.client.canonicalize.hostname and zookeeper.server.principal.
+  const ipRefused = /zookeeper\/127\.0\.0\.1@ZKTS\.TEST .*KDC_ERR_S_PRINCIPAL_UNKNOWN/;
+  const table: Array<{ setup: string; host: string; props: string[]; sasl: Partial<SaslGssapiOptions>; java: "ok" | "AUTHFAILED"; ours: "ok" | RegExp }> = [
+    { setup: "127.0.0.1, canonicalization on (default)", host: "127.0.0.1", props: [], sasl: {}, java: "ok", ours: "ok" },
+    { setup: "localhost, canonicalization on (default)", host: "localhost", props: [], sasl: {}, java: "ok", ours: "ok" },
+    // Java resolves an IP literal of the connect string to an address without a name, whose getHostName() is a
+    // reverse lookup: it still asks for zookeeper/localhost. zookeeper-ts, told not to canonicalize, asks for the IP.
+    { setup: "127.0.0.1, canonicalization off", host: "127.0.0.1", props: ["-Dzookeeper.sasl.client.canonicalize.hostname=false"], sasl: { canonicalizeHostname: false }, java: "ok", ours: ipRefused },
+    { setup: "localhost, canonicalization off", host: "localhost", props: ["-Dzookeeper.sasl.client.canonicalize.hostname=false"], sasl: { canonicalizeHostname: false }, java: "ok", ours: "ok" },
+    { setup: "127.0.0.1, server principal zookeeper/localhost@REALM", host: "127.0.0.1", props: ["-Dzookeeper.server.principal=zookeeper/localhost@ZKTS.TEST"], sasl: { serverPrincipal: "zookeeper/localhost@ZKTS.TEST" }, java: "ok", ours: "ok" },
+    // Java does not substitute _HOST in zookeeper.server.principal; zookeeper-ts does.
+    { setup: "127.0.0.1, server principal zookeeper/_HOST@REALM", host: "127.0.0.1", props: ["-Dzookeeper.server.principal=zookeeper/_HOST@ZKTS.TEST"], sasl: { serverPrincipal: "zookeeper/_HOST@ZKTS.TEST" }, java: "AUTHFAILED", ours: "ok" },
+  ];
+  for (const row of table) {
+    it(`${row.setup}: Java ${row.java}, zookeeper-ts ${row.ours === "ok" ? "ok" : "AUTHFAILED"}`, async () => {
+      const connect = `${row.host}:${realm.srv.server.clientPort}`;
+      const java = await javaOn({ connect, props: row.props }, realm.alice, "whoami");
+      if (row.java === "ok") assert.ok(java.includes(`WHO sasl:${realm.alice}`), `Java: ${java.join(" | ")}`);
+      else assert.deepEqual(java, ["AUTHFAILED"], `Java: ${java.join(" | ")}`);
+      const sasl: ConnectOptions["sasl"] = { mechanism: "GSSAPI", principal: realm.alice, keytab: realm.aliceKeytab, krb5Config: realm.kdc.krb5Conf, ...row.sasl };
+      const connecting = ZooKeeper.connect(connect, { connectTimeout: 10_000, sessionTimeout: 10_000, sasl });
+      if (row.ours === "ok") {
+        const zk = realm.track(await connecting);
+        assert.ok((await zk.whoAmI()).some((i) => i.scheme === "sasl" && i.id === realm.alice));
+      } else {
+        const e = await refusal("kerberos-java", connecting, row.setup);
+        assert.equal(e.code, ErrorCode.AUTHFAILED);
+        assert.match(e.message, row.ours);
+      }
+    }, 90_000);
+  }
 });

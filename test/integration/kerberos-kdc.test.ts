@@ -6,7 +6,10 @@
 // KDC, KRB_ERR_RESPONSE_TOO_BIG; and the failures: stale keytab, unknown client, unknown service, KDC
 // down or silent, clock skew. Under CI=true a missing KDC package fails the file instead of skipping it.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { createSocket } from "node:dgram";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, it } from "../support/bdd.ts";
 import { hex } from "../support/bytes.ts";
@@ -17,13 +20,15 @@ import { gssapiMechanism, type GssapiSaslClient } from "../../src/client/sasl/gs
 import { enctype } from "../../src/kerberos/crypto.ts";
 import { KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
 import { GssFlags, unwrap, wrap } from "../../src/kerberos/gss.ts";
-import { asExchange, tgsExchange, udpExchange, type UdpExchange } from "../../src/kerberos/kdc.ts";
+import { asExchange, tgsExchange, udpExchange, type SrvResolver, type UdpExchange } from "../../src/kerberos/kdc.ts";
 import { loadKeytab } from "../../src/kerberos/keytab.ts";
 import { loadKrb5Conf } from "../../src/kerberos/krb5conf.ts";
 import { KerberosLogin, parsePrincipal, type KerberosLoginOptions } from "../../src/kerberos/login.ts";
 import { decodeKdcRep } from "../../src/kerberos/messages.ts";
 import { KeyBlock } from "../../src/kerberos/types.ts";
 import { acceptSecContext, buildApRep, encodeKrbError } from "../support/kerberos-peer.ts";
+
+const execFileAsync = promisify(execFile);
 
 const ENCTYPES: ReadonlyArray<[number, string]> = [
   [18, "aes256-cts-hmac-sha1-96"],
@@ -278,6 +283,108 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
       await tcpOnly.destroy();
     }
   }, 60_000);
+
+  /** MIT kinit with a keytab and another krb5.conf of the realm (asynchronously: a fake KDC in this process must answer it); rejects if it fails. */
+  const kinit = (principal: string, keytab: string, conf: string): Promise<unknown> =>
+    execFileAsync("kinit", ["-k", "-t", join(kdc.dir, keytab), "-c", `MEMORY:${principal}`, principal], { env: { ...kdc.env, KRB5_CONFIG: conf }, timeout: 20_000 });
+
+  /** A KDC of the realm on UDP and TCP that answers every request with KRB-ERROR `code`; counts the requests. */
+  async function errorKdc(code: number, host = "127.0.0.1"): Promise<{ port: number; requests: () => number; close: () => void }> {
+    const port = await freePort();
+    let requests = 0;
+    const reply = (): Uint8Array => {
+      requests++;
+      return encodeKrbError({
+        ctime: undefined, cusec: undefined, stime: new Date(), susec: 0, errorCode: code, crealm: undefined, cname: undefined,
+        realm: kdc.realm, sname: { nameType: 2, components: ["krbtgt", kdc.realm] }, eText: undefined, eData: undefined,
+      });
+    };
+    const udp = createSocket("udp4");
+    udp.on("message", (_m, from) => udp.send(reply(), from.port, from.address));
+    const tcp: Server = createServer((s) => {
+      let have = Buffer.alloc(0);
+      s.on("data", (d: Buffer) => {
+        have = Buffer.concat([have, d]);
+        if (have.length >= 4 && have.length >= 4 + have.readUInt32BE(0)) {
+          const r = reply();
+          const head = Buffer.alloc(4);
+          head.writeUInt32BE(r.length);
+          s.end(Buffer.concat([head, r]));
+        }
+      });
+      s.on("error", () => {});
+    });
+    await new Promise<void>((r) => tcp.listen(port, host, () => r()));
+    await new Promise<void>((r) => udp.bind(port, host, () => r()));
+    return { port, requests: () => requests, close: () => { tcp.close(); udp.close(); } };
+  }
+
+  it("KDC_ERR_SVC_UNAVAILABLE from the first KDC (UDP, then TCP): the next KDC serves, as MIT kinit does with the same krb5.conf", async () => {
+    const busy = await errorKdc(29);
+    try {
+      const conf = kdc.writeKrb5Conf("krb5-busy.conf", {}, [`127.0.0.1:${busy.port}`, `127.0.0.1:${kdc.port}`]);
+      const svc = await new KerberosLogin({ krb5Config: conf, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", timeoutMs: 2000, ...sockets }).serviceTicket("zookeeper", "localhost");
+      assert.equal(svc.client.components[0], "user18");
+      assert.ok(busy.requests() >= 2, `the busy KDC got ${busy.requests()} requests`); // the AS-REQ and the TGS-REQ each asked it first
+      const before = busy.requests();
+      await kinit("user18", "user18.keytab", conf);
+      assert.ok(busy.requests() > before, "kinit did not ask the busy KDC first");
+      const tcpOnly = kdc.writeKrb5Conf("krb5-busy-tcp.conf", {}, [`tcp/127.0.0.1:${busy.port}`, `127.0.0.1:${kdc.port}`]);
+      await new KerberosLogin({ krb5Config: tcpOnly, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", timeoutMs: 2000, ...sockets }).tgt();
+      // Only the busy KDC: unreachable, naming the error.
+      const alone = kdc.writeKrb5Conf("krb5-busy-alone.conf", {}, [`127.0.0.1:${busy.port}`]);
+      await rejects(new KerberosLogin({ krb5Config: alone, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", timeoutMs: 2000, ...sockets }).tgt(), KerberosErrorReason.KdcUnreachable, new RegExp(`127\\.0\\.0\\.1:${busy.port} udp: KDC_ERR_SVC_UNAVAILABLE`));
+    } finally {
+      busy.close();
+    }
+  }, 30_000);
+
+  it("KDC_ERR_PREAUTH_FAILED from a replica: asked again of primary_kdc (master_kdc too), as MIT kinit does", async () => {
+    // The replica on another loopback address: MIT tells the primary by its address, not its port.
+    const replica = await errorKdc(24, "127.0.0.2");
+    try {
+      for (const tag of ["primary_kdc", "master_kdc"]) {
+        const conf = kdc.writeKrb5Conf(`krb5-${tag}.conf`, {}, [`127.0.0.2:${replica.port}`, `127.0.0.1:${kdc.port}`], { [tag]: `127.0.0.1:${kdc.port}` });
+        const before = replica.requests();
+        const tgt = await new KerberosLogin({ krb5Config: conf, keytab: `${kdc.dir}/pre18.keytab`, principal: "pre18", timeoutMs: 2000, ...sockets }).tgt();
+        assert.equal(tgt.client.components[0], "pre18");
+        assert.ok(replica.requests() > before, `${tag}: the replica was not asked first`);
+        const k = replica.requests();
+        await kinit("pre18", "pre18.keytab", conf);
+        assert.ok(replica.requests() > k, `kinit (${tag}) did not ask the replica first`);
+      }
+      // Without a primary_kdc the replica's refusal stands.
+      const none = kdc.writeKrb5Conf("krb5-replica.conf", {}, [`127.0.0.2:${replica.port}`, `127.0.0.1:${kdc.port}`]);
+      await rejects(new KerberosLogin({ krb5Config: none, keytab: `${kdc.dir}/pre18.keytab`, principal: "pre18", timeoutMs: 2000, ...sockets }).tgt(), KerberosErrorReason.BadKey, /KDC_ERR_PREAUTH_FAILED \(24\)/);
+      // The primary down: the replica's refusal is the error, not "unreachable".
+      const down = kdc.writeKrb5Conf("krb5-primary-down.conf", {}, [`127.0.0.2:${replica.port}`, `127.0.0.1:${kdc.port}`], { primary_kdc: `127.0.0.1:${await freePort()}` });
+      await rejects(new KerberosLogin({ krb5Config: down, keytab: `${kdc.dir}/pre18.keytab`, principal: "pre18", timeoutMs: 2000, ...sockets }).tgt(), KerberosErrorReason.BadKey, /KDC_ERR_PREAUTH_FAILED \(24\)/);
+    } finally {
+      replica.close();
+    }
+  }, 30_000);
+
+  it("KDC discovery by SRV records (_kerberos._udp/_tcp.REALM, injected resolver) when krb5.conf lists no kdc", async () => {
+    const asked: string[] = [];
+    const resolveSrv: SrvResolver = async (name) => {
+      asked.push(name);
+      if (name === `_kerberos._udp.${kdc.realm}`) return [{ name: "127.0.0.1", port: kdc.port, priority: 10, weight: 0 }];
+      if (name === `_kerberos._tcp.${kdc.realm}`) return [{ name: "127.0.0.1", port: kdc.port, priority: 20, weight: 0 }];
+      throw Object.assign(new Error(`no ${name}`), { code: "ENOTFOUND" });
+    };
+    const conf = kdc.writeKrb5Conf("krb5-srv.conf", { dns_lookup_kdc: "true" }, []);
+    const c = counters();
+    const svc = await new KerberosLogin({ krb5Config: conf, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", timeoutMs: 2000, resolveSrv, dial: c.dial, udp: c.udp }).serviceTicket("zookeeper", "localhost");
+    assert.equal(svc.client.components[0], "user18");
+    assert.deepEqual([...new Set(asked)], [`_kerberos._udp.${kdc.realm}`, `_kerberos._tcp.${kdc.realm}`]);
+    assert.ok(c.udpCount >= 2 && c.tcp === 0, `udp ${c.udpCount}, tcp ${c.tcp}`); // the _udp record, priority 10, first
+    // No record: a config error naming the names asked; dns_lookup_kdc = false: no lookup at all.
+    await rejects(new KerberosLogin({ krb5Config: conf, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", resolveSrv: async () => [], ...sockets }).tgt(), KerberosErrorReason.Config, /no kdc for realm ZKTS\.TEST .*no SRV record: _kerberos\._udp\.ZKTS\.TEST, _kerberos\._tcp\.ZKTS\.TEST/);
+    const off = kdc.writeKrb5Conf("krb5-srv-off.conf", {}, []);
+    const n = asked.length;
+    await rejects(new KerberosLogin({ krb5Config: off, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", resolveSrv, ...sockets }).tgt(), KerberosErrorReason.Config, /no kdc for realm ZKTS\.TEST/);
+    assert.equal(asked.length, n);
+  }, 30_000);
 
   it("a stale keytab (old key version): the errors name the key version", async () => {
     const e1 = await rejects(login({ keytab: `${kdc.dir}/stale-old.keytab`, principal: "stale" }).tgt(), KerberosErrorReason.BadKey, /stale@ZKTS\.TEST.*key version/);

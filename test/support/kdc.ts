@@ -83,8 +83,8 @@ export class TestKdc {
     return join(this.dir, "krb5.conf");
   }
 
-  /** Writes another krb5.conf for this realm (e.g. with udp_preference_limit = 1); returns its path. */
-  writeKrb5Conf(name: string, libdefaults: Record<string, string> = {}, kdcs: readonly string[] = [`127.0.0.1:${this.port}`]): string {
+  /** Writes another krb5.conf for this realm (e.g. with udp_preference_limit = 1, other relations of the realm such as primary_kdc); returns its path. */
+  writeKrb5Conf(name: string, libdefaults: Record<string, string> = {}, kdcs: readonly string[] = [`127.0.0.1:${this.port}`], realmRelations: Record<string, string> = {}): string {
     const lib = { default_realm: this.realm, dns_lookup_kdc: "false", dns_lookup_realm: "false", rdns: "false", ...libdefaults };
     const text = [
       "[libdefaults]",
@@ -92,6 +92,7 @@ export class TestKdc {
       "[realms]",
       `  ${this.realm} = {`,
       ...kdcs.map((k) => `    kdc = ${k}`),
+      ...Object.entries(realmRelations).map(([k, v]) => `    ${k} = ${v}`),
       "  }",
       "[domain_realm]",
       `  localhost = ${this.realm}`,

@@ -12,7 +12,14 @@ import type { HostPort } from "../../src/protocol/connect-string.ts";
 import { systemClock, wallTime } from "../../src/client/clock.ts";
 import { SaslRefused, saslFactory, type SaslContext } from "../../src/client/sasl/exchange.ts";
 import type { Dialer } from "../../src/client/transport/transport.ts";
-import type { SaslOptions } from "../../src/client/types.ts";
+import type { KerberosResolver, SaslGssapiOptions, SaslOptions } from "../../src/client/types.ts";
+
+// A keytab of one aes256 key for alice@EXAMPLE.TEST (format 0x502), made by hand: the KDC is never reached anyway.
+const keytab = ((): Uint8Array => {
+  const name = (x: string): number[] => [0, x.length, ...new TextEncoder().encode(x)];
+  const body = [0, 1, ...name("EXAMPLE.TEST"), ...name("alice"), 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 18, 0, 32, ...new Array<number>(32).fill(7)];
+  return new Uint8Array([5, 2, 0, 0, 0, body.length, ...body]);
+})();
 
 describe("saslFactory: GSSAPI", () => {
   let dir: string;
@@ -39,6 +46,10 @@ describe("saslFactory: GSSAPI", () => {
     bad({ mechanism: "GSSAPI", serviceName: "" }, /sasl\.serviceName/);
     bad({ mechanism: "GSSAPI", serviceHost: 7 }, /sasl\.serviceHost/);
     bad({ mechanism: "GSSAPI", keytab: 42 }, /sasl\.keytab/);
+    bad({ mechanism: "GSSAPI", serverPrincipal: "" }, /sasl\.serverPrincipal/);
+    bad({ mechanism: "GSSAPI", serverRealm: 1 }, /sasl\.serverRealm/);
+    bad({ mechanism: "GSSAPI", canonicalizeHostname: "no" }, /sasl\.canonicalizeHostname must be a boolean/);
+    bad({ mechanism: "GSSAPI", resolver: "dns" }, /sasl\.resolver must be an object/);
     bad({ mechanism: "DIGEST-MD5", username: "a" }, /username and a password/);
   });
 
@@ -48,10 +59,6 @@ describe("saslFactory: GSSAPI", () => {
   });
 
   it("the KDC is dialled through the session's dialer; unreachable, it is a failed attempt naming host:port", async () => {
-    // A keytab of one aes256 key for alice@EXAMPLE.TEST (format 0x502), made by hand: the KDC is never reached anyway.
-    const name = (s: string): number[] => [0, s.length, ...new TextEncoder().encode(s)];
-    const body = [0, 1, ...name("EXAMPLE.TEST"), ...name("alice"), 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 18, 0, 32, ...new Array<number>(32).fill(7)];
-    const keytab = new Uint8Array([5, 2, 0, 0, 0, body.length, ...body]);
     dialed.length = 0;
     const make = saslFactory({ mechanism: "GSSAPI", keytab, krb5Config: conf }, ctx);
     const e = await Promise.resolve()
@@ -61,6 +68,35 @@ describe("saslFactory: GSSAPI", () => {
     assert.match(e.message, /alice@EXAMPLE\.TEST for zookeeper\/localhost@EXAMPLE\.TEST/);
     assert.match(e.message, /127\.0\.0\.1:1 tcp: .*ECONNREFUSED/);
     assert.deepEqual(dialed, [{ host: "127.0.0.1", port: 1 }]);
+  });
+
+  it("each server its own principal: canonicalized through the resolver (forward-confirmed), _HOST, serverRealm", async () => {
+    const forward: Record<string, string[]> = { "zk1.example.test": ["10.0.0.1"], "zk1-real.example.test": ["10.0.0.1"], "zk2.example.test": ["10.0.0.9"] };
+    const back: Record<string, string> = { "10.0.0.1": "ZK1-Real.Example.Test.", "10.0.0.2": "zk2.example.test" };
+    const resolver: KerberosResolver = {
+      lookup: async (h) => forward[h.toLowerCase()] ?? Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${h}`), { code: "ENOTFOUND" })),
+      reverse: async (a) => back[a] ?? Promise.reject(Object.assign(new Error(`getnameinfo ENOTFOUND ${a}`), { code: "ENOTFOUND" })),
+    };
+    const tried = async (o: Partial<SaslGssapiOptions>, host: string): Promise<string> => {
+      const make = saslFactory({ mechanism: "GSSAPI", keytab, krb5Config: conf, resolver, ...o }, ctx);
+      const e = await Promise.resolve().then(() => make({ host, port: 2181 })).then(() => null, (err: unknown) => err);
+      assert.ok(e instanceof Error);
+      return /for (\S+) failed/.exec(e.message)?.[1] ?? e.message;
+    };
+    // One factory (one login) for an ensemble: each connection's own host.
+    const make = saslFactory({ mechanism: "GSSAPI", keytab, krb5Config: conf, resolver }, ctx);
+    const each: string[] = [];
+    for (const host of ["zk1.example.test", "10.0.0.2", "10.0.0.3"]) {
+      const e = await Promise.resolve().then(() => make({ host, port: 2181 })).then(() => null, (err: unknown) => err);
+      each.push(/for (\S+) failed/.exec((e as Error).message)?.[1] ?? String(e));
+    }
+    // zk1: its address's name (lower case, no final dot); 10.0.0.2: its name does not resolve back to it; 10.0.0.3: no name.
+    assert.deepEqual(each, ["zookeeper/zk1-real.example.test@EXAMPLE.TEST", "zookeeper/10.0.0.2@EXAMPLE.TEST", "zookeeper/10.0.0.3@EXAMPLE.TEST"]);
+    assert.equal(await tried({ canonicalizeHostname: false }, "zk1.example.test"), "zookeeper/zk1.example.test@EXAMPLE.TEST");
+    assert.equal(await tried({ serverPrincipal: "zk/_HOST@OTHER.TEST" }, "zk1.example.test"), "zk/zk1-real.example.test@OTHER.TEST");
+    assert.equal(await tried({ serverPrincipal: "zk/_HOST", serverRealm: "THIRD.TEST" }, "zk1.example.test"), "zk/zk1-real.example.test@THIRD.TEST");
+    assert.equal(await tried({ serverPrincipal: "zk/fixed.example.test" }, "zk1.example.test"), "zk/fixed.example.test@EXAMPLE.TEST");
+    assert.equal(await tried({ serviceHost: "pinned.example.test", serviceName: "zoo" }, "zk1.example.test"), "zoo/pinned.example.test@EXAMPLE.TEST");
   });
 
   it("wallTime: whole ms since the epoch that move with the clock", () => {

@@ -83,7 +83,7 @@ export function saslFactory(o: NonNullable<ConnectOptions["sasl"]>, ctx: SaslCon
   return () => digestMd5({ username, password, protocol: "zookeeper", serverName });
 }
 
-const optionalString = (o: SaslGssapiOptions, k: "principal" | "ccache" | "krb5Config" | "serviceName" | "serviceHost"): void => {
+const optionalString = (o: SaslGssapiOptions, k: "principal" | "ccache" | "krb5Config" | "serviceName" | "serviceHost" | "serverPrincipal" | "serverRealm"): void => {
   const v = o[k];
   if (v !== undefined && (typeof v !== "string" || v === "")) throw badArguments(`sasl.${k} must be a non-empty string`, "connect");
 };
@@ -94,7 +94,9 @@ const optionalString = (o: SaslGssapiOptions, k: "principal" | "ccache" | "krb5C
  * fetched before each exchange (from the cache while it is fresh).
  */
 function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
-  for (const k of ["principal", "ccache", "krb5Config", "serviceName", "serviceHost"] as const) optionalString(o, k);
+  for (const k of ["principal", "ccache", "krb5Config", "serviceName", "serviceHost", "serverPrincipal", "serverRealm"] as const) optionalString(o, k);
+  if (o.canonicalizeHostname !== undefined && typeof o.canonicalizeHostname !== "boolean") throw badArguments("sasl.canonicalizeHostname must be a boolean", "connect");
+  if (o.resolver !== undefined && (typeof o.resolver !== "object" || o.resolver === null)) throw badArguments("sasl.resolver must be an object", "connect");
   if (o.keytab !== undefined && typeof o.keytab !== "string" && !(o.keytab instanceof Uint8Array)) throw badArguments("sasl.keytab must be a path or the keytab's bytes", "connect");
   const options = { principal: o.principal, keytab: o.keytab, ccache: o.ccache, krb5Config: o.krb5Config };
   const serviceName = o.serviceName ?? "zookeeper";
@@ -104,15 +106,16 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
   const timeoutMs = Math.max(250, Math.min(3000, Math.floor(ctx.connectTimeout / 4)));
   let login: KerberosLogin | undefined;
   return async (host) => {
-    const serviceHost = o.serviceHost ?? host.host;
-    let service = `${serviceName}/${serviceHost}`;
+    let service = o.serverPrincipal ?? `${serviceName}/${o.serviceHost ?? host.host}`;
     try {
       // The Kerberos client (src/kerberos: crypto, DER, keytab and ccache readers, KDC exchange, the UDP socket) is
       // loaded by the first GSSAPI connection: a client without Kerberos neither parses it nor keeps it in its heap (about 2 MB).
       const krb = await import("./gssapi.ts");
-      login ??= krb.sessionLogin(options, { now, dial: ctx.dialer, clock: ctx.clock, timeoutMs });
-      service = principalToString(login.servicePrincipal(serviceName, serviceHost));
-      const credential = await login.serviceTicket(serviceName, serviceHost);
+      const resolver = krb.systemResolver(o.resolver ?? {});
+      login ??= krb.sessionLogin(options, { now, dial: ctx.dialer, clock: ctx.clock, timeoutMs }, resolver);
+      const server = await krb.serverPrincipalFor({ ...o, serviceName }, login, host, resolver, { clock: ctx.clock, ms: timeoutMs });
+      service = principalToString(server);
+      const credential = await login.ticketFor(server);
       return krb.gssapiMechanism({ credential, now });
     } catch (e) {
       const who = login ? principalToString(login.principal) : (o.principal ?? (o.keytab !== undefined ? "the keytab's principal" : "the ccache's principal"));

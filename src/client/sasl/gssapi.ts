@@ -11,11 +11,16 @@
 //   (acceptor key usage 22) and answers a wrap token of [01 00 00 00] + the authorization id: "no
 //   security layer", integrity only;
 //   step(final, empty) → null; complete.
+import * as dns from "node:dns";
+import { isIP } from "node:net";
+import type { HostPort } from "../../protocol/connect-string.ts";
 import { DerError, KerberosError, KerberosErrorReason, KrbCryptoError } from "../../kerberos/errors.ts";
 import { acceptApRep, initSecContext, unwrap, wrap, type InitiatorStart } from "../../kerberos/gss.ts";
 import { udpExchange, type KdcDialer, type KerberosCredential, type Timers } from "../../kerberos/kdc.ts";
-import { KerberosLogin, type KerberosLoginOptions } from "../../kerberos/login.ts";
-import { principalToString } from "../../kerberos/types.ts";
+import { realmOfHost } from "../../kerberos/krb5conf.ts";
+import { KerberosLogin, parsePrincipal, type KerberosLoginOptions } from "../../kerberos/login.ts";
+import { NameType, principalToString, type Principal } from "../../kerberos/types.ts";
+import type { KerberosResolver, SrvRecord } from "../types.ts";
 import { SaslError, SaslErrorReason } from "./errors.ts";
 import type { SaslMechanism } from "./mechanism.ts";
 import { openDatagram } from "../transport/udp.ts";
@@ -34,9 +39,83 @@ export interface SessionKdcAccess {
   readonly timeoutMs: number;
 }
 
-/** A KerberosLogin for a session: UDP through transport/udp.ts, TCP through the session's dialer, its clock. */
-export function sessionLogin(options: Omit<KerberosLoginOptions, "dial" | "udp" | "clock" | "now" | "timeoutMs">, session: SessionKdcAccess): KerberosLogin {
-  return new KerberosLogin({ ...options, ...session, udp: udpExchange(openDatagram) });
+/** A KerberosLogin for a session: UDP through transport/udp.ts, TCP through the session's dialer, its clock; KDC SRV records through `resolver`. */
+export function sessionLogin(
+  options: Omit<KerberosLoginOptions, "dial" | "udp" | "clock" | "now" | "timeoutMs" | "resolveSrv">, session: SessionKdcAccess, resolver: KerberosResolver = {},
+): KerberosLogin {
+  return new KerberosLogin({ ...options, ...session, udp: udpExchange(openDatagram), resolveSrv: systemResolver(resolver).resolveSrv });
+}
+
+/** A KerberosResolver with each method it leaves out taken from the system's (node:dns). */
+export function systemResolver(r: KerberosResolver): Required<KerberosResolver> {
+  return {
+    lookup: r.lookup?.bind(r) ?? (async (host) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address)),
+    reverse: r.reverse?.bind(r) ?? (async (address, port) => (await dns.promises.lookupService(address, port)).hostname),
+    resolveSrv: r.resolveSrv?.bind(r) ?? ((name): Promise<SrvRecord[]> => dns.promises.resolveSrv(name)),
+  };
+}
+
+/**
+ * The connect-string host canonicalized as the Java client does (SaslServerPrincipal with
+ * zookeeper.sasl.client.canonicalize.hostname): its (first) address, that address's name, if that name resolves
+ * back to the address (as Java's getCanonicalHostName checks); else the host as written. Never throws; with
+ * `limit`, a resolver that has not answered within `limit.ms` gives the host as written too.
+ */
+export function canonicalHost(target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number }): Promise<string> {
+  const work = resolveCanonical(target, resolver);
+  if (limit === undefined) return work;
+  return new Promise((resolve) => {
+    const timer = limit.clock.setTimeout(() => resolve(target.host), limit.ms);
+    void work.then((name) => {
+      limit.clock.clearTimeout(timer);
+      resolve(name);
+    });
+  });
+}
+
+async function resolveCanonical(target: HostPort, resolver: Required<KerberosResolver>): Promise<string> {
+  const host = target.host;
+  try {
+    const address = isIP(host) !== 0 ? host : (await resolver.lookup(host))[0];
+    if (address === undefined) return host;
+    const name = (await resolver.reverse(address, target.port)).replace(/\.$/, "");
+    if (name === "" || isIP(name) !== 0) return host;
+    const back = await resolver.lookup(name);
+    return back.includes(address) ? name : host;
+  } catch {
+    return host;
+  }
+}
+
+/** How the server's principal is chosen (the GSSAPI options of ConnectOptions.sasl). */
+export interface ServerPrincipalOptions {
+  /** Default "zookeeper". */
+  readonly serviceName?: string;
+  /** A fixed host part. */
+  readonly serviceHost?: string;
+  /** Default true. */
+  readonly canonicalizeHostname?: boolean;
+  /** A full principal; "_HOST" is replaced by the host. */
+  readonly serverPrincipal?: string;
+  /** The realm when the principal names none. */
+  readonly serverRealm?: string;
+}
+
+/**
+ * The principal of the server at `target`: `serverPrincipal` with "_HOST" replaced, else serviceName/host;
+ * the host is `serviceHost`, else the target's host canonicalized (unless turned off), in lower case; the realm
+ * the principal's own, else `serverRealm`, else [domain_realm]'s for the host, else the client's.
+ */
+export async function serverPrincipalFor(
+  o: ServerPrincipalOptions, login: KerberosLogin, target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number },
+): Promise<Principal> {
+  const full = o.serverPrincipal;
+  const needHost = full === undefined || full.includes("_HOST");
+  const host = (o.serviceHost ?? (needHost && o.canonicalizeHostname !== false ? await canonicalHost(target, resolver, limit) : target.host)).toLowerCase();
+  const realm = o.serverRealm ?? realmOfHost(login.config, host) ?? login.principal.realm;
+  if (full === undefined) return { nameType: NameType.SRV_HST, components: [o.serviceName ?? "zookeeper", host], realm };
+  const p = parsePrincipal(full.replaceAll("_HOST", host), realm);
+  return p.components.length === 2 ? { ...p, nameType: NameType.SRV_HST } : p;
 }
 
 export interface GssapiMechanismOptions {
