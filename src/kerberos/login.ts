@@ -85,6 +85,11 @@ export class KerberosLogin {
   #tgt: KerberosCredential | undefined;
   #tgtPending: Promise<KerberosCredential> | undefined;
   readonly #tickets = new Map<string, KerberosCredential>();
+  /**
+   * A service ticket was had before: from then on a ccache that cannot be read or holds no valid TGT is taken
+   * to be in the middle of a rewrite (kinit, k5start) or a renewal, a transient failure; before, a definite one.
+   */
+  #served = false;
 
   constructor(o: KerberosLoginOptions) {
     const env = o.env ?? process.env;
@@ -151,6 +156,12 @@ export class KerberosLogin {
 
   /** A service ticket for serviceName/serviceHost (cached; renewed as its end nears). */
   async serviceTicket(serviceName: string, serviceHost: string, signal?: AbortSignal): Promise<KerberosCredential> {
+    const cred = await this.#serviceTicket(serviceName, serviceHost, signal);
+    this.#served = true;
+    return cred;
+  }
+
+  async #serviceTicket(serviceName: string, serviceHost: string, signal?: AbortSignal): Promise<KerberosCredential> {
     const server = this.servicePrincipal(serviceName, serviceHost);
     const name = principalToString(server);
     const cached = this.#tickets.get(name);
@@ -183,7 +194,8 @@ export class KerberosLogin {
     try {
       return [...loadCcache(path).credentials];
     } catch (e) {
-      if (e instanceof CcacheError) throw new KerberosError(KerberosErrorReason.Expired, `cannot use the ccache ${path}: ${e.message}`, { cause: e });
+      // Truncated (being rewritten in place), or gone for a moment (replaced by a rename): CcacheError either way.
+      if (e instanceof CcacheError) throw new KerberosError(KerberosErrorReason.Expired, `cannot use the ccache ${path}: ${e.message}`, { cause: e, transient: this.#served });
       throw e;
     }
   }
@@ -208,6 +220,7 @@ export class KerberosLogin {
         last === undefined
           ? `the ccache ${this.#ccachePath} has no TGT for ${principalToString(this.principal)}; run kinit`
           : `the TGT of ${principalToString(this.principal)} in the ccache ${this.#ccachePath} expired at ${new Date(last * 1000).toISOString()}; run kinit`,
+        { transient: this.#served },
       );
     }
     return fromCcache(valid);
