@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import * as process from "node:process"; // a namespace import: the CommonJS build has no default-import interop
 import { CcacheError, KerberosError, KerberosErrorReason } from "./errors.ts";
 import { asExchange, tgsExchange, tgsPrincipal, type KdcContext, type KdcTransportOptions, type KerberosCredential } from "./kdc.ts";
-import { defaultCcachePath, loadCcache, type Credential } from "./ccache.ts";
+import { ccacheFilePath, defaultCcachePath, loadCcache, type Credential } from "./ccache.ts";
 import { loadKeytab, samePrincipal, type Keytab } from "./keytab.ts";
 import { loadKrb5Conf, realmOfHost, type Krb5Config } from "./krb5conf.ts";
 import { decodeTicket } from "./messages.ts";
@@ -51,7 +51,7 @@ export interface KerberosLoginOptions extends KdcTransportOptions {
   readonly principal?: string;
   /** An MIT keytab: a path or its bytes. With it the login gets (and renews) its own tickets. */
   readonly keytab?: string | Uint8Array;
-  /** A FILE ccache written by kinit (default: $KRB5CCNAME, else /tmp/krb5cc_<uid>), used without a keytab. */
+  /** A FILE ccache written by kinit (default: $KRB5CCNAME, else krb5.conf's default_ccache_name, else /tmp/krb5cc_<uid>), used without a keytab. */
   readonly ccache?: string;
   /** A krb5.conf path or a parsed config (default: $KRB5_CONFIG, else /etc/krb5.conf). */
   readonly krb5Config?: string | Krb5Config;
@@ -106,8 +106,9 @@ export class KerberosLogin {
         this.principal = first.principal;
       }
     } else {
-      this.#ccachePath = o.ccache ?? defaultCcachePath(env);
-      const cc = readCcache(this.#ccachePath, o.ccache !== undefined ? "the ccache option" : env.KRB5CCNAME ? "$KRB5CCNAME" : "the default ccache (no $KRB5CCNAME)");
+      this.#ccachePath = o.ccache !== undefined ? ccacheFilePath(o.ccache, "the ccache option") : defaultCcachePath(env, undefined, this.config.defaultCcacheName);
+      const from = o.ccache !== undefined ? "the ccache option" : env.KRB5CCNAME ? "$KRB5CCNAME" : this.config.defaultCcacheName ? "krb5.conf default_ccache_name" : "the default ccache (no $KRB5CCNAME)";
+      const cc = readCcache(this.#ccachePath, from);
       this.principal = o.principal !== undefined ? parsePrincipal(o.principal, this.config.defaultRealm) : cc.defaultPrincipal;
       if (!samePrincipal(this.principal, cc.defaultPrincipal)) {
         throw new KerberosError(KerberosErrorReason.Config, `the ccache ${this.#ccachePath} is for ${principalToString(cc.defaultPrincipal)}, not ${principalToString(this.principal)}`);
