@@ -63,17 +63,40 @@ describeWithKdc("Kerberos failures that may pass are retried; definite refusals 
     trace.watch(zk);
     return zk;
   }
-  const keytabLogin = (principal: string, keytab: string): ConnectOptions["sasl"] => ({
-    mechanism: "GSSAPI", principal, keytab, krb5Config: realm.kdc.krb5Conf, serviceHost: "localhost",
-  });
-  /** A principal whose tickets live 15 s: its client needs the KDC for a reconnect once 80% of that has passed. */
-  function shortLived(name: string): { who: string; keytab: string } {
+  /**
+   * A client of a new principal whose tickets live 15 s, once they are past their renewal point (80% of that):
+   * its next login needs the KDC (AS and TGS).
+   */
+  async function staleClient(name: string): Promise<{ zk: ZooKeeper; trace: Trace; who: string }> {
     const who = `${name}@${realm.kdc.realm}`;
     realm.kdc.addPrincipal(who, { requiresPreauth: true, maxLife: "15 seconds" });
-    return { who, keytab: realm.kdc.ktadd(who, `${name}.keytab`) };
+    const keytab = realm.kdc.ktadd(who, `${name}.keytab`);
+    const trace = new Trace();
+    const zk = await connect({ sasl: { mechanism: "GSSAPI", principal: who, keytab, krb5Config: realm.kdc.krb5Conf, serviceHost: "localhost" } }, trace);
+    const loggedIn = Date.now();
+    await until("the tickets to pass 80% of their life", () => Date.now() > loggedIn + 12_500, 20_000, 100);
+    return { zk, trace, who };
   }
-  /** Until the tickets a client got by `since` are past their renewal point (80% of 15 s): its next login asks the KDC. */
-  const ticketsStale = (since: number): Promise<void> => until("the tickets to pass 80% of their life", () => Date.now() > since + 12_500, 20_000, 100);
+
+  /**
+   * Cuts the link while a fault is on: two reconnect attempts must fail with `failure` and the session stay
+   * disconnected; then `heal`, and the client must be connected again with no other state between.
+   */
+  async function rideOut(zk: ZooKeeper, trace: Trace, what: string, failure: RegExp, heal: () => unknown): Promise<void> {
+    try {
+      proxy.cut();
+      await untilState(zk, "disconnected");
+      await until(`two reconnect attempts to fail with ${failure}`, () => trace.failures(failure) >= 2 || zk.state === "authFailed", 30_000, 20);
+      if (zk.state !== "disconnected") trace.print(`${what}: not retried`);
+      assert.equal(zk.state, "disconnected");
+    } finally {
+      await heal();
+    }
+    await untilState(zk, "connected", 20_000);
+    trace.print(`${what}, then healed`);
+    await zk.exists("/");
+    assert.deepEqual(trace.states(), ["connected", "disconnected", "connected"]);
+  }
 
   beforeAll(async () => {
     realm = await startRealm();
@@ -95,52 +118,20 @@ describeWithKdc("Kerberos failures that may pass are retried; definite refusals 
     await zk.exists("/");
     const whole = readFileSync(ccache);
     writeFileSync(ccache, whole.subarray(0, 20)); // kinit half way through rewriting it in place
-    try {
-      proxy.cut();
-      await untilState(zk, "disconnected");
-      await until("two reconnect attempts to fail on the truncated ccache", () => trace.failures(/cannot use the ccache/) >= 2 || zk.state === "authFailed", 20_000, 20);
-      if (zk.state !== "disconnected") trace.print("(a) ccache truncated: not retried");
-      assert.equal(zk.state, "disconnected");
-    } finally {
-      writeFileSync(ccache, whole);
-    }
-    await untilState(zk, "connected", 20_000);
-    trace.print("(a) ccache truncated, then restored");
+    await rideOut(zk, trace, "(a) ccache truncated", /cannot use the ccache/, () => writeFileSync(ccache, whole));
     assert.equal(zk.sessionId, session);
-    await zk.exists("/");
-    assert.deepEqual(trace.states(), ["connected", "disconnected", "connected"]);
   }, 60_000);
 
   it("(b) the KDC down during a reconnect that needs new tickets: attempts fail, then the same session is back once it is up", async () => {
-    const { who, keytab } = shortLived("kdcdown");
-    const trace = new Trace();
-    const zk = await connect({ sasl: keytabLogin(who, keytab) }, trace);
-    const loggedIn = Date.now();
+    const { zk, trace } = await staleClient("kdcdown");
     const session = zk.sessionId;
-    await ticketsStale(loggedIn);
     await realm.kdc.stop();
-    try {
-      proxy.cut();
-      await untilState(zk, "disconnected");
-      await until("two reconnect attempts to fail with no KDC", () => trace.failures(/no KDC of realm/) >= 2 || zk.state === "authFailed", 30_000, 20);
-      if (zk.state !== "disconnected") trace.print("(b) KDC stopped: not retried");
-      assert.equal(zk.state, "disconnected");
-    } finally {
-      await realm.kdc.start();
-    }
-    await untilState(zk, "connected", 20_000);
-    trace.print("(b) KDC stopped, then restarted");
+    await rideOut(zk, trace, "(b) KDC stopped", /no KDC of realm/, () => realm.kdc.start());
     assert.equal(zk.sessionId, session);
-    await zk.exists("/");
-    assert.deepEqual(trace.states(), ["connected", "disconnected", "connected"]);
   }, 90_000);
 
   it("(c) a definite refusal: the client principal deleted from the KDC before a reconnect that needs it ends the client (authFailed)", async () => {
-    const { who, keytab } = shortLived("deleted");
-    const trace = new Trace();
-    const zk = await connect({ sasl: keytabLogin(who, keytab) }, trace);
-    const loggedIn = Date.now();
-    await ticketsStale(loggedIn);
+    const { zk, trace, who } = await staleClient("deleted");
     realm.kdc.kadmin(`delprinc -force ${who}`);
     proxy.cut();
     await untilState(zk, "authFailed", 20_000);
