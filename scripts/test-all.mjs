@@ -66,6 +66,7 @@ const CROSS_RUNTIME = [
   "test/integration/secure-kerberos.test.ts",
   "test/integration/cli-kerberos.test.ts",
   "test/integration/kerberos-connect.test.ts",
+  "test/integration/kerberos-transient.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -15,8 +15,10 @@ export interface Clock {
   /** Cancels a timer of this clock's setTimeout (a handle already fired or cleared is ignored). */
   clearTimeout(handle: TimerHandle): void;
   /**
-   * Wall time, ms since the epoch (default: Date.now() once, then this clock's progress). Only Kerberos reads
-   * it (its timestamps must be within the KDC's clock skew); a test clock sets it to play a skewed host.
+   * Wall time, ms since the epoch, read at each use. Only Kerberos reads it (its timestamps must be within the
+   * KDC's clock skew), so a step of the system clock (NTP, a VM resumed) is seen by the next login. `systemClock`
+   * reads Date.now(); a clock without it gets Date.now() once, then its own progress (virtual time moves the wall
+   * with it). A test clock sets it to play a skewed or stepped host.
    */
   wallTime?(): number;
 }
@@ -24,9 +26,10 @@ export interface Clock {
 // Read once: Node's globalThis.performance is an accessor, a getter call on every reading of the clock otherwise.
 const perf = globalThis.performance;
 
-/** The default Clock: performance.now() and the global setTimeout/clearTimeout. */
+/** The default Clock: performance.now(), the global setTimeout/clearTimeout, and Date.now() as wall time. */
 export const systemClock: Clock = {
   now: () => perf.now(),
+  wallTime: () => Date.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
@@ -86,8 +89,9 @@ export function sleepOn(clock: Clock, ms: number, signal: AbortSignal): Promise<
 }
 
 /**
- * Wall time (ms since the epoch) that moves with `clock`: Date.now() once, then the clock's monotonic
- * progress, in whole ms (Kerberos timestamps need the wall clock; the client's own timing keeps to `clock`).
+ * Wall time (ms since the epoch) in whole ms: the clock's wallTime() at each use, or, for a clock without one,
+ * Date.now() once, then the clock's monotonic progress (Kerberos timestamps need the wall clock; the client's
+ * own timing keeps to `clock`).
  */
 export function wallTime(clock: Pick<Clock, "now" | "wallTime">): () => number {
   if (clock.wallTime) return () => Math.floor(clock.wallTime!());

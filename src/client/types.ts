@@ -97,7 +97,10 @@ export interface SaslGssapiOptions {
   principal?: string;
   /** An MIT keytab: a path or its bytes; kept in memory for renewals, never logged. */
   keytab?: string | Uint8Array;
-  /** A FILE credentials cache written by kinit (default $KRB5CCNAME, FILE: or a plain path, else /tmp/krb5cc_<uid>). */
+  /**
+   * A FILE credentials cache written by kinit (default $KRB5CCNAME, FILE: or a plain path, else krb5.conf's
+   * default_ccache_name, else /tmp/krb5cc_<uid>). KEYRING:, KCM: and other cache types are refused (AUTHFAILED).
+   */
   ccache?: string;
   /** krb5.conf path (default $KRB5_CONFIG, else /etc/krb5.conf): default_realm, [realms] kdc, [domain_realm]. */
   krb5Config?: string;

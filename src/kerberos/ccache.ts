@@ -202,18 +202,34 @@ function readCredential(r: BinReader, version: number, index: number): Credentia
 const hex2 = (n: number): string => n.toString(16).padStart(2, "0");
 
 /**
- * Where the default ccache is: $KRB5CCNAME ("FILE:path" or a plain path), else /tmp/krb5cc_<uid>.
- * Other cache types (KEYRING:, KCM:, DIR:, MEMORY:, API:) are refused with a message saying so.
+ * The path of a ccache name: "FILE:path" or a plain path. Other cache types (KEYRING:, KCM:, DIR:, MEMORY:, API:)
+ * are refused with a CcacheError saying to use a FILE: cache; `from` names where the name came from.
  */
-export function defaultCcachePath(env: Readonly<Record<string, string | undefined>> = process.env, uid?: number): string {
+export function ccacheFilePath(name: string, from: string): string {
+  const m = /^([A-Za-z][A-Za-z0-9]*):(.*)$/.exec(name);
+  if (m === null) return name;
+  if (m[1] === "FILE") return m[2];
+  throw new CcacheError(`${from} names a ${m[1]}: cache; only FILE: caches can be read (run kinit -c FILE:/path and set KRB5CCNAME=FILE:/path, or the ccache option)`, 0);
+}
+
+/**
+ * Where the default ccache is: $KRB5CCNAME ("FILE:path" or a plain path), else krb5.conf's [libdefaults]
+ * default_ccache_name (`configured`, its %{uid}, %{euid}, %{USERID} and %{TEMP} expanded), else
+ * /tmp/krb5cc_<uid>. Other cache types (KEYRING:, KCM:, DIR:, MEMORY:, API:) are refused with a message saying so.
+ */
+export function defaultCcachePath(env: Readonly<Record<string, string | undefined>> = process.env, uid?: number, configured?: string): string {
   const name = env.KRB5CCNAME;
-  if (name !== undefined && name !== "") {
-    const m = /^([A-Za-z][A-Za-z0-9]*):(.*)$/.exec(name);
-    if (m === null) return name;
-    if (m[1] === "FILE") return m[2];
-    throw new CcacheError(`KRB5CCNAME names a ${m[1]}: cache; only FILE: caches can be read (run kinit -c FILE:/path and set KRB5CCNAME to it)`, 0);
-  }
+  if (name !== undefined && name !== "") return ccacheFilePath(name, "KRB5CCNAME");
   const id = uid ?? (typeof process.getuid === "function" ? process.getuid() : undefined);
+  if (configured !== undefined && configured !== "") {
+    const expanded = configured.replace(/%\{(\w+)\}/g, (token, key: string) => {
+      if (key === "TEMP") return env.TMPDIR || "/tmp";
+      const euid = key === "euid" && typeof process.geteuid === "function" ? process.geteuid() : id;
+      if ((key === "uid" || key === "USERID" || key === "euid") && euid !== undefined) return String(euid);
+      throw new CcacheError(`krb5.conf default_ccache_name ${JSON.stringify(configured)}: cannot expand ${token}; set KRB5CCNAME=FILE:/path`, 0);
+    });
+    return ccacheFilePath(expanded, "krb5.conf default_ccache_name");
+  }
   if (id === undefined) throw new CcacheError("no KRB5CCNAME and no user id to find /tmp/krb5cc_<uid>", 0);
   return `/tmp/krb5cc_${id}`;
 }

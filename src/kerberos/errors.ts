@@ -87,18 +87,44 @@ export const KerberosErrorReason = {
 export type KerberosErrorReason = (typeof KerberosErrorReason)[keyof typeof KerberosErrorReason];
 
 /**
+ * KRB-ERROR codes that say "not now" rather than "no": the KDC is busy or not serving (KDC_ERR_SVC_UNAVAILABLE),
+ * the reply did not fit (KRB_ERR_RESPONSE_TOO_BIG), a principal not valid yet (KDC_ERR_CLIENT_NOTYET,
+ * KDC_ERR_SERVICE_NOTYET), a ticket the KDC found expired (KRB_AP_ERR_TKT_EXPIRED: a new one is fetched),
+ * clocks apart (KRB_AP_ERR_SKEW: a stepped clock is read afresh), or an unnamed failure (KRB_ERR_GENERIC).
+ */
+const TRANSIENT_CODES: ReadonlySet<number> = new Set([21, 22, 29, 32, 37, 52, 60]);
+
+/**
+ * Whether a failure of this reason (and KRB-ERROR code) may pass by itself, so that trying again later may
+ * succeed: no KDC answered, clocks apart, or a KRB-ERROR of TRANSIENT_CODES. Everything else is a definite
+ * refusal (an unknown principal, a wrong key, a keytab without the key, a bad config, a reply that does not
+ * verify) and would fail the same way again.
+ */
+export function transientReason(reason: KerberosErrorReason, code: number | undefined): boolean {
+  if (reason === KerberosErrorReason.KdcUnreachable || reason === KerberosErrorReason.ClockSkew) return true;
+  return code !== undefined && TRANSIENT_CODES.has(code) && (reason === KerberosErrorReason.KdcError || reason === KerberosErrorReason.Expired);
+}
+
+/**
  * A failed Kerberos exchange. `code` is the KRB-ERROR code when a KDC or acceptor sent one. The message
  * names principals, hosts, enctypes, key versions and times, never keys, tickets or authenticators.
  */
 export class KerberosError extends Error {
   readonly reason: KerberosErrorReason;
   readonly code: number | undefined;
+  /**
+   * The failure may pass by itself (a KDC down or busy, clocks apart, a ccache being rewritten by kinit):
+   * the client fails this attempt and tries again later. False: a definite refusal, which ends the client.
+   * Default: transientReason(reason, code).
+   */
+  readonly transient: boolean;
 
-  constructor(reason: KerberosErrorReason, message: string, options: { code?: number; cause?: unknown } = {}) {
+  constructor(reason: KerberosErrorReason, message: string, options: { code?: number; cause?: unknown; transient?: boolean } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "KerberosError";
     this.reason = reason;
     this.code = options.code;
+    this.transient = options.transient ?? transientReason(reason, options.code);
   }
 }
 

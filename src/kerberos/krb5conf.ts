@@ -1,7 +1,7 @@
 // A reader for MIT krb5.conf (the "profile" format of MIT krb5's doc/admin/conf_files/krb5_conf.rst):
 //   # or ; comments, [section] headers, `tag = value` relations, `tag = { ... }` subsections, a `*`
 //   after a value or a closing brace (final: ignored here), `include FILE` and `includedir DIR` lines.
-// What the client uses of it: [libdefaults] default_realm, udp_preference_limit, ticket_lifetime;
+// What the client uses of it: [libdefaults] default_realm, udp_preference_limit, ticket_lifetime, default_ccache_name;
 // [realms] REALM = { kdc = host[:port] ... }; [domain_realm] host or .domain = REALM.
 // The file comes from an argument, else $KRB5_CONFIG (its first existing entry of a ":"-separated
 // list), else /etc/krb5.conf. Anything malformed is a KerberosError (reason "config") naming the file
@@ -37,6 +37,8 @@ export interface Krb5Config {
   readonly udpPreferenceLimit: number;
   /** [libdefaults] ticket_lifetime in ms (default 24 h). */
   readonly ticketLifetimeMs: number;
+  /** [libdefaults] default_ccache_name as written (its %{uid} etc. unexpanded), when there is one. */
+  readonly defaultCcacheName?: string;
 }
 
 const DEFAULT_PORT = 88;
@@ -203,7 +205,8 @@ function finish(files: string[], sections: Map<string, MutableSection>): Krb5Con
   }
   const lifeText = first("ticket_lifetime");
   const ticketLifetimeMs = lifeText === undefined ? DEFAULT_TICKET_LIFETIME_MS : parseDuration(lifeText, "ticket_lifetime");
-  return { files, sections, defaultRealm: first("default_realm"), udpPreferenceLimit, ticketLifetimeMs };
+  const defaultCcacheName = first("default_ccache_name");
+  return { files, sections, defaultRealm: first("default_realm"), udpPreferenceLimit, ticketLifetimeMs, ...(defaultCcacheName !== undefined ? { defaultCcacheName } : {}) };
 }
 
 /** krb5.conf durations: "36000" (seconds), "10h", "1d 2h", "1h30m", "30m", "45s", "h:m[:s]". */

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import * as process from "node:process"; // a namespace import: the CommonJS build has no default-import interop
 import { CcacheError, KerberosError, KerberosErrorReason } from "./errors.ts";
 import { asExchange, tgsExchange, tgsPrincipal, type KdcContext, type KdcTransportOptions, type KerberosCredential } from "./kdc.ts";
-import { defaultCcachePath, loadCcache, type Credential } from "./ccache.ts";
+import { ccacheFilePath, defaultCcachePath, loadCcache, type Credential } from "./ccache.ts";
 import { loadKeytab, samePrincipal, type Keytab } from "./keytab.ts";
 import { loadKrb5Conf, realmOfHost, type Krb5Config } from "./krb5conf.ts";
 import { decodeTicket } from "./messages.ts";
@@ -51,7 +51,7 @@ export interface KerberosLoginOptions extends KdcTransportOptions {
   readonly principal?: string;
   /** An MIT keytab: a path or its bytes. With it the login gets (and renews) its own tickets. */
   readonly keytab?: string | Uint8Array;
-  /** A FILE ccache written by kinit (default: $KRB5CCNAME, else /tmp/krb5cc_<uid>), used without a keytab. */
+  /** A FILE ccache written by kinit (default: $KRB5CCNAME, else krb5.conf's default_ccache_name, else /tmp/krb5cc_<uid>), used without a keytab. */
   readonly ccache?: string;
   /** A krb5.conf path or a parsed config (default: $KRB5_CONFIG, else /etc/krb5.conf). */
   readonly krb5Config?: string | Krb5Config;
@@ -85,6 +85,11 @@ export class KerberosLogin {
   #tgt: KerberosCredential | undefined;
   #tgtPending: Promise<KerberosCredential> | undefined;
   readonly #tickets = new Map<string, KerberosCredential>();
+  /**
+   * A service ticket was had before: from then on a ccache that cannot be read or holds no valid TGT is taken
+   * to be in the middle of a rewrite (kinit, k5start) or a renewal, a transient failure; before, a definite one.
+   */
+  #served = false;
 
   constructor(o: KerberosLoginOptions) {
     const env = o.env ?? process.env;
@@ -101,8 +106,9 @@ export class KerberosLogin {
         this.principal = first.principal;
       }
     } else {
-      this.#ccachePath = o.ccache ?? defaultCcachePath(env);
-      const cc = readCcache(this.#ccachePath, o.ccache !== undefined ? "the ccache option" : env.KRB5CCNAME ? "$KRB5CCNAME" : "the default ccache (no $KRB5CCNAME)");
+      this.#ccachePath = o.ccache !== undefined ? ccacheFilePath(o.ccache, "the ccache option") : defaultCcachePath(env, undefined, this.config.defaultCcacheName);
+      const from = o.ccache !== undefined ? "the ccache option" : env.KRB5CCNAME ? "$KRB5CCNAME" : this.config.defaultCcacheName ? "krb5.conf default_ccache_name" : "the default ccache (no $KRB5CCNAME)";
+      const cc = readCcache(this.#ccachePath, from);
       this.principal = o.principal !== undefined ? parsePrincipal(o.principal, this.config.defaultRealm) : cc.defaultPrincipal;
       if (!samePrincipal(this.principal, cc.defaultPrincipal)) {
         throw new KerberosError(KerberosErrorReason.Config, `the ccache ${this.#ccachePath} is for ${principalToString(cc.defaultPrincipal)}, not ${principalToString(this.principal)}`);
@@ -157,6 +163,12 @@ export class KerberosLogin {
 
   /** A service ticket for `server` (cached; renewed as its end nears). */
   async ticketFor(server: Principal, signal?: AbortSignal): Promise<KerberosCredential> {
+    const cred = await this.#ticketFor(server, signal);
+    this.#served = true;
+    return cred;
+  }
+
+  async #ticketFor(server: Principal, signal?: AbortSignal): Promise<KerberosCredential> {
     const name = principalToString(server);
     const cached = this.#tickets.get(name);
     if (cached !== undefined && this.#fresh(cached)) return cached;
@@ -188,7 +200,8 @@ export class KerberosLogin {
     try {
       return [...loadCcache(path).credentials];
     } catch (e) {
-      if (e instanceof CcacheError) throw new KerberosError(KerberosErrorReason.Expired, `cannot use the ccache ${path}: ${e.message}`, { cause: e });
+      // Truncated (being rewritten in place), or gone for a moment (replaced by a rename): CcacheError either way.
+      if (e instanceof CcacheError) throw new KerberosError(KerberosErrorReason.Expired, `cannot use the ccache ${path}: ${e.message}`, { cause: e, transient: this.#served });
       throw e;
     }
   }
@@ -213,6 +226,7 @@ export class KerberosLogin {
         last === undefined
           ? `the ccache ${this.#ccachePath} has no TGT for ${principalToString(this.principal)}; run kinit`
           : `the TGT of ${principalToString(this.principal)} in the ccache ${this.#ccachePath} expired at ${new Date(last * 1000).toISOString()}; run kinit`,
+        { transient: this.#served },
       );
     }
     return fromCcache(valid);

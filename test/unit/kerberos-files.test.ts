@@ -4,7 +4,9 @@
 // ccache decrypted with its service's key from the exported keytab, its session key and times matching
 // the ccache. Then truncated, corrupted and hand-made files: only KeytabError / CcacheError.
 // KERBEROS_FUZZ_RUNS (default 3000) sets the runs per property.
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import { inspect } from "node:util";
 import { describe, it } from "../support/bdd.ts";
@@ -15,6 +17,7 @@ import { defaultCcachePath, loadCcache, parseCcache, ticketFlagLetters } from ".
 import { enctype } from "../../src/kerberos/crypto.ts";
 import { CcacheError, KeytabError, KrbCryptoError, KrbCryptoErrorReason } from "../../src/kerberos/errors.ts";
 import { keysFor, loadKeytab, parseKeytab, type Keytab } from "../../src/kerberos/keytab.ts";
+import { KerberosLogin } from "../../src/kerberos/login.ts";
 import { decodeEncTicketPart, decodeTicket } from "../../src/kerberos/messages.ts";
 import { principalToString } from "../../src/kerberos/types.ts";
 
@@ -242,6 +245,29 @@ describe("ccache: a FILE cache written by MIT kinit and kvno", () => {
     typedFailure(() => defaultCcachePath({ KRB5CCNAME: "KEYRING:persistent:1000" }), CcacheError, /KEYRING: cache; only FILE: caches/);
     typedFailure(() => loadCcache("/nonexistent/cc"), CcacheError, /cannot read \/nonexistent\/cc \(ENOENT\); run kinit/);
     assert.equal(loadCcache(`FILE:${fixture("alice.ccache").pathname}`).credentials.length, 5);
+  });
+  it("krb5.conf default_ccache_name is the default ccache (%{uid} expanded); KEYRING:/KCM: names say to use KRB5CCNAME=FILE:", () => {
+    const dir = mkdtempSync(join(tmpdir(), "zkts-ccname-"));
+    try {
+      const uid = typeof process.getuid === "function" ? process.getuid() : 0;
+      // Construction reads the files only; no KDC is asked.
+      const offline = { dial: () => Promise.reject(new Error("offline")), udp: () => Promise.reject(new Error("offline")) };
+      copyFileSync(fixture("alice.ccache"), join(dir, `cc_${uid}`));
+      const conf = (name: string): string => {
+        const path = join(dir, "krb5.conf");
+        writeFileSync(path, `[libdefaults]\n  default_realm = EXAMPLE.COM\n  default_ccache_name = ${name}\n`);
+        return path;
+      };
+      assert.equal(defaultCcachePath({}, 1000, "FILE:%{TEMP}/krb5cc_%{uid}"), "/tmp/krb5cc_1000");
+      assert.equal(defaultCcachePath({ KRB5CCNAME: "FILE:/tmp/x" }, 1000, "FILE:/elsewhere"), "/tmp/x"); // $KRB5CCNAME first
+      const login = new KerberosLogin({ krb5Config: conf(`FILE:${dir}/cc_%{uid}`), env: {}, ...offline });
+      assert.equal(principalToString(login.principal), principalToString(loadCcache(fixture("alice.ccache").pathname).defaultPrincipal));
+      typedFailure(() => new KerberosLogin({ krb5Config: conf("KEYRING:persistent:%{uid}"), env: {}, ...offline }), CcacheError, /krb5\.conf default_ccache_name names a KEYRING: cache; only FILE: caches can be read \(run kinit -c FILE:\/path and set KRB5CCNAME=FILE:\/path/);
+      typedFailure(() => new KerberosLogin({ krb5Config: conf("FILE:/tmp/%{nosuch}"), env: {}, ...offline }), CcacheError, /cannot expand %\{nosuch\}; set KRB5CCNAME=FILE:/);
+      typedFailure(() => new KerberosLogin({ krb5Config: conf("FILE:/x"), ccache: "KCM:1000", env: {}, ...offline }), CcacheError, /the ccache option names a KCM: cache; only FILE: caches/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
   it("refuses other formats with offsets", () => {
     typedFailure(() => parseCcache(Uint8Array.of(5, 2, 0, 0)), CcacheError, /format 0x0502 \(native byte order.*not supported; run kinit again at offset 0/);

@@ -12,6 +12,7 @@ import type { HostPort } from "../../src/protocol/connect-string.ts";
 import { systemClock, wallTime } from "../../src/client/clock.ts";
 import { SaslRefused, saslFactory, type SaslContext } from "../../src/client/sasl/exchange.ts";
 import type { Dialer } from "../../src/client/transport/transport.ts";
+import { KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
 import type { KerberosResolver, SaslGssapiOptions, SaslOptions } from "../../src/client/types.ts";
 
 // A keytab of one aes256 key for alice@EXAMPLE.TEST (format 0x502), made by hand: the KDC is never reached anyway.
@@ -108,5 +109,37 @@ describe("saslFactory: GSSAPI", () => {
     assert.ok(Number.isInteger(a) && Number.isInteger(b));
     assert.ok(Math.abs(b - a - 1500) <= 1);
     assert.ok(Math.abs(a - new Date().getTime()) < 5000);
+  });
+
+  it("the default clock's wall time is the system's, read at each use: a step of the host's clock is seen at once", () => {
+    const now = wallTime(systemClock);
+    const real = Date.now;
+    const step = 3_600_000;
+    try {
+      Date.now = () => real() + step; // what an NTP step or a resumed VM does to the system clock
+      assert.ok(Math.abs(now() - (real() + step)) < 1000);
+    } finally {
+      Date.now = real;
+    }
+    assert.ok(Math.abs(now() - real()) < 1000);
+  });
+
+  it("KerberosError.transient: failures that may pass are retried, refusals are final", () => {
+    const k = (reason: KerberosErrorReason, code?: number, transient?: boolean): boolean => new KerberosError(reason, "x", { code, transient }).transient;
+    assert.equal(k(KerberosErrorReason.KdcUnreachable), true);
+    assert.equal(k(KerberosErrorReason.ClockSkew, 37), true);
+    assert.equal(k(KerberosErrorReason.KdcError, 29), true); // KDC_ERR_SVC_UNAVAILABLE
+    assert.equal(k(KerberosErrorReason.KdcError, 60), true); // KRB_ERR_GENERIC
+    assert.equal(k(KerberosErrorReason.Expired, 32), true); // KRB_AP_ERR_TKT_EXPIRED: a new TGT is fetched
+    assert.equal(k(KerberosErrorReason.ClientUnknown, 6), false);
+    assert.equal(k(KerberosErrorReason.ServiceUnknown, 7), false);
+    assert.equal(k(KerberosErrorReason.BadKey, 24), false);
+    assert.equal(k(KerberosErrorReason.KdcError, 18), false); // KDC_ERR_CLIENT_REVOKED
+    assert.equal(k(KerberosErrorReason.NoKey), false);
+    assert.equal(k(KerberosErrorReason.Config), false);
+    assert.equal(k(KerberosErrorReason.BadReply), false);
+    assert.equal(k(KerberosErrorReason.MutualAuthFailed), false);
+    assert.equal(k(KerberosErrorReason.Expired), false); // a ccache without a TGT at the first login: run kinit
+    assert.equal(k(KerberosErrorReason.Expired, undefined, true), true); // the same after a login: kinit is rewriting it
   });
 });

@@ -66,8 +66,9 @@ export interface SaslContext {
 }
 
 /**
- * Makes the SASL client for one connection to `host`. Rejects SaslRefused when the login is refused
- * (terminal: AUTHFAILED), or another Error when it could not be tried (no KDC answered: worth another attempt).
+ * Makes the SASL client for one connection to `host`. Rejects SaslRefused when the login is definitely refused
+ * (terminal: AUTHFAILED), or another Error when the failure may pass (KerberosError.transient: no KDC answered, a
+ * KDC busy, clocks apart, a ccache being rewritten): that attempt fails and the session tries again.
  */
 export type SaslFactory = (host: HostPort) => SaslClient | Promise<SaslClient>;
 
@@ -115,14 +116,21 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
       login ??= krb.sessionLogin(options, { now, dial: ctx.dialer, clock: ctx.clock, timeoutMs }, resolver);
       const server = await krb.serverPrincipalFor({ ...o, serviceName }, login, host, resolver, { clock: ctx.clock, ms: timeoutMs });
       service = principalToString(server);
-      const credential = await login.ticketFor(server);
+      const l = login;
+      // A stepped wall clock costs one retry: the second request reads the time afresh.
+      const credential = await l.ticketFor(server).catch((e: unknown) => {
+        if (e instanceof KerberosError && e.reason === KerberosErrorReason.ClockSkew) return l.ticketFor(server);
+        throw e;
+      });
       return krb.gssapiMechanism({ credential, now });
     } catch (e) {
       const who = login ? principalToString(login.principal) : (o.principal ?? (o.keytab !== undefined ? "the keytab's principal" : "the ccache's principal"));
       const message = `Kerberos login of ${who} for ${service} failed: ${(e as Error).message}`;
-      // No KDC answered: this attempt failed (the session tries again; the connect timeout's message names the KDCs).
-      if (e instanceof KerberosError && e.reason === KerberosErrorReason.KdcUnreachable) throw new Error(message, { cause: e });
-      // Anything else (a KDC's refusal, an unreadable keytab or ccache, a malformed reply) would fail the same way again.
+      // A failure that may pass (no KDC answered, a KDC busy, clocks apart, a ccache being rewritten): this attempt
+      // failed, the session stays disconnected and tries again at its usual pace (the connect timeout's message names it).
+      if (e instanceof KerberosError && e.transient) throw new Error(message, { cause: e });
+      // A definite refusal (an unknown principal, a wrong key, a missing keytab or ccache at the first login, a
+      // malformed reply) would fail the same way again: the client ends (authFailed).
       throw new SaslRefused(message);
     }
   };
