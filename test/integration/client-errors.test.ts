@@ -1,7 +1,7 @@
 // Failures that are fast and named (real server): each error message asserted word for word. Refused or
 // unresolvable hosts named at the connect timeout; a closed client's calls SESSIONEXPIRED, tried once by
 // withRetry; a URL as connect string; NOAUTH naming the session's identities (never a secret); a refused
-// addAuthInfo saying the client is finished; WatchedEvent's typeName/stateName beside the numbers.
+// addAuthInfo saying the client is finished; NONODE under a missing chroot saying so; WatchedEvent's typeName/stateName beside the numbers.
 import { describe, it, beforeAll } from "../support/bdd.ts";
 import { itFrom } from "../support/zk-line.ts";
 import assert from "node:assert/strict";
@@ -115,6 +115,24 @@ describe("failures that are fast and named (real server)", () => {
     assert.ok(e instanceof ZooKeeperError);
     assert.equal(e.message, `SESSIONEXPIRED (getData ${root}): ${CLOSED}`);
     assert.equal(attempts, 1);
+  }, 30_000);
+
+  // --- chroot ---
+
+  it("NONODE under a chroot that does not exist says so; once the chroot exists, a NONODE is the node's", async () => {
+    const chroot = `${root}/no-such-chroot`;
+    const zk = await client({ chroot });
+    const chrootMissing = `the chroot ${chroot} of the connect string does not exist: create it (from a client without the chroot), or fix the connect string`;
+    const c = await rejectsWith(zk.create("/a", "x"), "NONODE");
+    assert.equal(c.message, `NONODE (create /a): ${chrootMissing}`);
+    assert.equal(c.path, "/a");
+    const g = await rejectsWith(zk.getData("/"), "NONODE");
+    assert.equal(g.message, `NONODE (getData /): ${chrootMissing}`);
+    assert.equal(await zk.exists("/a"), null);
+    await admin.create(chroot);
+    const after = await rejectsWith(zk.getData("/a"), "NONODE");
+    assert.equal(after.message, "NONODE (getData /a)");
+    assert.equal(await zk.create("/a", "x"), "/a");
   }, 30_000);
 
   // --- auth ---
