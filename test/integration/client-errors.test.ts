@@ -142,14 +142,14 @@ describe("failures that are fast and named (real server)", () => {
     await admin.create(p, "s", { acl: [{ perms: Perms.ALL, id: { scheme: "digest", id: digestId("alice", "right-pw") } }] });
     const guest = await client();
     const g = await rejectsWith(guest.getData(p), "NOAUTH");
-    assert.equal(g.message, `NOAUTH (getData ${p}): not authorized; this session authenticated as: no one (world:anyone)`);
+    assert.equal(g.message, `NOAUTH (getData ${p}): not authorized; this session authenticated as: no one (world:anyone); authenticate as an identity the node's ACL grants (connect's auth option, or addAuthInfo)`);
 
     const wrong = await client({ auth: [{ scheme: "digest", auth: "alice:wrong-pw" }] });
     const w = await rejectsWith(wrong.setData(p, "x"), "NOAUTH");
-    assert.equal(w.message, `NOAUTH (setData ${p}): not authorized; this session authenticated as: digest user "alice" (a wrong digest password is not refused: it gives an identity no ACL names)`);
+    assert.equal(w.message, `NOAUTH (setData ${p}): not authorized; this session authenticated as: digest user "alice" (a wrong digest password is not refused: it gives an identity no ACL names); authenticate as an identity the node's ACL grants (connect's auth option, or addAuthInfo)`);
     await wrong.addAuthInfo("digest", new TextEncoder().encode("bob:bob-pw"));
     const two = await rejectsWith(wrong.getData(p), "NOAUTH");
-    assert.equal(two.message, `NOAUTH (getData ${p}): not authorized; this session authenticated as: digest user "alice", digest user "bob" (a wrong digest password is not refused: it gives an identity no ACL names)`);
+    assert.equal(two.message, `NOAUTH (getData ${p}): not authorized; this session authenticated as: digest user "alice", digest user "bob" (a wrong digest password is not refused: it gives an identity no ACL names); authenticate as an identity the node's ACL grants (connect's auth option, or addAuthInfo)`);
     assert.doesNotMatch(two.message, /pw/);
 
     const right = await client({ auth: [{ scheme: "digest", auth: "alice:right-pw" }] });
