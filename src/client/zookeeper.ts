@@ -196,7 +196,14 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * What `JSON.stringify` shows of a client: its state, session id (hex) and server. Never its session password,
    * credentials or keys (util.inspect does not show them either).
    */
-  toJSON(): { state: SessionState; sessionId: string; remoteAddress: string | null } {
+  toJSON(): {
+    /** `zk.state`. */
+    state: SessionState;
+    /** `zk.sessionId` in hex, `0x…`. */
+    sessionId: string;
+    /** `zk.remoteAddress`: the server connected to, or null. */
+    remoteAddress: string | null;
+  } {
     return { state: this.state, sessionId: `0x${this.sessionId.toString(16)}`, remoteAddress: this.remoteAddress };
   }
 
