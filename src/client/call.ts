@@ -28,7 +28,7 @@ export class Caller {
   private readonly send: Send;
   /** The session's writes that were sent and lost their replies (outcome.ts). */
   private readonly lost: LostWrites;
-  /** The chroot was seen to exist: a NONODE under it is then about the node, never checked again. */
+  /** The chroot was seen to exist (a call under it succeeded, or an exists of it): a NONODE is then the node's. */
   private chrootSeen: boolean;
 
   constructor(chroot: string, watches: WatchRegistry, send: Send, lost: LostWrites) {
@@ -55,12 +55,19 @@ export class Caller {
     const pathed = body as (Req & { path?: unknown }) | undefined;
     if (chroot !== "" && o.absolute !== true && typeof pathed?.path === "string") body = { ...body, path: addChroot(chroot, pathed.path) };
     const sent = this.send(spec, body, o);
-    return this.chrootSeen || o.absolute === true ? sent : sent.catch((e: unknown) => this.chrootMissing(e));
+    if (this.chrootSeen || o.absolute === true || typeof pathed?.path !== "string") return sent;
+    return sent.then(
+      (r) => {
+        this.chrootSeen = true; // a node under the chroot answered: the chroot exists
+        return r;
+      },
+      (e: unknown) => this.chrootMissing(e),
+    );
   }
 
   /**
-   * A NONODE under a chroot: when the chroot itself is missing (one exists of it, until it is seen to exist), the
-   * error says so, with the same code, path and op. Rejects with the error to throw.
+   * A NONODE under a chroot not yet seen to exist: one exists of the chroot; when it is missing, the error says so,
+   * with the same code, path and op. Rejects with the error to throw.
    */
   private async chrootMissing(e: unknown): Promise<never> {
     if (!(e instanceof ZooKeeperError) || e.code !== ErrorCode.NONODE || this.chrootSeen) throw e;
