@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Packs the package as `npm publish` would (prepack builds dist/), prints the listing and size, checks that
 // what a user imports is there and that no tests or fixtures ship, then runs attw (every resolution mode,
-// node10 included) and `publint --strict` on that tarball. Exits non-zero on any finding.
-import { execFileSync } from "node:child_process";
+// node10 included) and `publint --strict` on that tarball, and `npm publish --dry-run` (a package.json field npm
+// would correct or drop on publish, e.g. a bin path it does not take, is a finding). Exits non-zero on any finding.
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -37,6 +38,14 @@ try {
       problems.push(`${name} reported problems (exit ${e.status})`);
     }
   }
+  // dist/ was just built by the pack's prepack: the dry run need not build it again.
+  console.log("\n[package] $ npm publish --dry-run --ignore-scripts");
+  const dry = spawnSync("npm", ["publish", "--dry-run", "--ignore-scripts"], { cwd: root, encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" } });
+  // Not logged in to the registry is expected here (the release workflow publishes with a token).
+  const warnings = `${dry.stdout}${dry.stderr}`.split("\n").filter((l) => /^npm (warn|error)/i.test(l) && !/requires you to be logged in/.test(l));
+  for (const w of warnings) console.log(w);
+  if (dry.status !== 0 || warnings.length > 0) problems.push(`npm publish --dry-run: exit ${dry.status}, ${warnings.length} warning line(s)`);
+  else console.log("[package] npm publish --dry-run: no warnings");
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -221,7 +221,8 @@ try {
     record(`example ${args.at(-1).split("/").slice(1).join("/").replace(/\/main\.m?[jt]s$/, "")}`, ex, genericCounts("", ex.code));
   }
 
-  // The package as users get it (issue 11): tarball + attw + publint. Append further package checks here.
+  // The package as users get it: tarball + attw + publint + `npm publish --dry-run` (check-package), `deno publish
+  // --dry-run` (check-jsr). Append further package checks here.
   const packageChecks = [
     ["package", "scripts/check-package.mjs"],
     ["jsr dry run", "scripts/check-jsr.mjs"],

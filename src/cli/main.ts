@@ -3,14 +3,13 @@
 // arguments, connects while the command's module loads, runs it, and exits 0 (success), 1 (a
 // ZooKeeper error or another failure, on stderr) or 2 (a usage error, with the usage on stderr); 0 as
 // well, quietly, when the reader of stdout went away (EPIPE).
-import type { ZooKeeper } from "../index.ts";
+import { VERSION, type ZooKeeper } from "../index.ts";
 import { parseInvocation, type Invocation } from "./args.ts";
 import { Failure, UsageError } from "./errors.ts";
 import type { Run } from "./command.ts";
 import { COMMANDS, report, usage, type Streams } from "./commands.ts";
 import { connect, target, type Target } from "./connect.ts";
 import { Output } from "./output.ts";
-import { packageVersion } from "./package.ts";
 
 // The session of the running command, closed before an early exit.
 let session: ZooKeeper | undefined;
@@ -43,7 +42,7 @@ async function run(argv: readonly string[], io: Streams): Promise<number> {
       return 0;
     }
     if (inv.globals.version) {
-      io.stdout.write(`zkts ${packageVersion()}\n`);
+      io.stdout.write(`zkts ${VERSION}\n`);
       return 0;
     }
     t = target(inv.globals);

@@ -28,12 +28,15 @@ export class Caller {
   private readonly send: Send;
   /** The session's writes that were sent and lost their replies (outcome.ts). */
   private readonly lost: LostWrites;
+  /** The chroot was seen to exist (a call under it succeeded, or an exists of it): a NONODE is then the node's. */
+  private chrootSeen: boolean;
 
   constructor(chroot: string, watches: WatchRegistry, send: Send, lost: LostWrites) {
     this.chroot = chroot;
     this.watches = watches;
     this.send = send;
     this.lost = lost;
+    this.chrootSeen = chroot === "";
   }
 
   /** A client path as the server knows it. */
@@ -51,7 +54,35 @@ export class Caller {
     const chroot = this.chroot;
     const pathed = body as (Req & { path?: unknown }) | undefined;
     if (chroot !== "" && o.absolute !== true && typeof pathed?.path === "string") body = { ...body, path: addChroot(chroot, pathed.path) };
-    return this.send(spec, body, o);
+    const sent = this.send(spec, body, o);
+    if (this.chrootSeen || o.absolute === true || typeof pathed?.path !== "string") return sent;
+    return sent.then(
+      (r) => {
+        this.chrootSeen = true; // a node under the chroot answered: the chroot exists
+        return r;
+      },
+      (e: unknown) => this.chrootMissing(e),
+    );
+  }
+
+  /**
+   * A NONODE under a chroot not yet seen to exist: one exists of the chroot; when it is missing, the error says so,
+   * with the same code, path and op. Rejects with the error to throw.
+   */
+  private async chrootMissing(e: unknown): Promise<never> {
+    if (!(e instanceof ZooKeeperError) || e.code !== ErrorCode.NONODE || this.chrootSeen) throw e;
+    const there = await this.send(Ops.exists, { path: this.chroot, watch: false }, { op: "exists", path: this.chroot, absolute: true }).then(
+      () => "yes",
+      (x: unknown) => (x instanceof ZooKeeperError && x.code === ErrorCode.NONODE ? "no" : "unknown"), // unknown: asked again on the next NONODE
+    );
+    if (there === "yes") this.chrootSeen = true;
+    if (there !== "no") throw e;
+    throw new ZooKeeperError(ErrorCode.NONODE, `the chroot ${this.chroot} of the connect string does not exist: create it (from a client without the chroot), or fix the connect string`, {
+      op: e.op,
+      path: e.path,
+      results: e.results,
+      cause: e,
+    });
   }
 
   /**

@@ -15,5 +15,6 @@ export type { ConfigServer, EnsembleEvent, QuorumAddress, ReadResult, ReconfigOp
 export { defaultTransport } from "./transport/transport.ts";
 export type { DialOptions, Link, LinkHandlers, Transport } from "./transport/transport.ts";
 export { systemClock } from "./clock.ts";
+export { VERSION } from "./version.ts";
 export type { Clock, TimerHandle } from "./clock.ts";
 export type { HostPort } from "../protocol/connect-string.ts";

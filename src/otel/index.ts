@@ -13,6 +13,7 @@ import * as dc from "node:diagnostics_channel";
 import { type Context, type Histogram, type MeterProvider, type Span, SpanKind, SpanStatusCode, type TracerProvider, context, metrics, trace } from "@opentelemetry/api";
 import { systemClock } from "../client/clock.ts";
 import { CHANNELS, type RequestContext, type SessionMessage } from "../client/diagnostics.ts";
+import { VERSION } from "../client/version.ts";
 
 /** Where the spans and the histogram go (the global providers by default). */
 export interface InstrumentOptions {
@@ -71,8 +72,8 @@ const errorType = (e: unknown): string => {
  * unsubscribes (calls in flight then end without a span update).
  */
 export function instrument(options: InstrumentOptions = {}): () => void {
-  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(NAME);
-  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(NAME);
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(NAME, VERSION);
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(NAME, VERSION);
   const duration: Histogram = meter.createHistogram("db.client.operation.duration", {
     description: "Duration of ZooKeeper client operations",
     unit: "s",

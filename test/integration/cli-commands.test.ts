@@ -218,7 +218,7 @@ describe("zkts command line (real server)", () => {
     const who = ok(await zkts([...withAuth, "--json", "whoami"], { env }));
     assert.ok(JSON.parse(who.out).some((i: { scheme: string; id: string }) => i.scheme === "digest" && i.id === "carol"));
     const denied = await run("get", p);
-    assert.deepEqual([denied.code, denied.err], [1, `NOAUTH (getData ${p}): not authorized; this session authenticated as: no one (world:anyone)\n`]);
+    assert.deepEqual([denied.code, denied.err], [1, `NOAUTH (getData ${p}): not authorized; this session authenticated as: no one (world:anyone); authenticate as an identity the node's ACL grants (connect's auth option, or addAuthInfo)\n`]);
   }, 60_000);
 
   it("watch --count N says once the watch is set (stderr), then prints N events and exits 0", async () => {

@@ -1,7 +1,7 @@
 // Failures that are fast and named (real server): each error message asserted word for word. Refused or
 // unresolvable hosts named at the connect timeout; a closed client's calls SESSIONEXPIRED, tried once by
 // withRetry; a URL as connect string; NOAUTH naming the session's identities (never a secret); a refused
-// addAuthInfo saying the client is finished; WatchedEvent's typeName/stateName beside the numbers.
+// addAuthInfo saying the client is finished; NONODE under a missing chroot saying so; WatchedEvent's typeName/stateName beside the numbers.
 import { describe, it, beforeAll } from "../support/bdd.ts";
 import { itFrom } from "../support/zk-line.ts";
 import assert from "node:assert/strict";
@@ -41,7 +41,7 @@ describe("failures that are fast and named (real server)", () => {
     const [a, b] = [await closedPort(), await closedPort()];
     const cs = `127.0.0.1:${a},127.0.0.1:${b}`;
     const e = await rejectsWith(ZooKeeper.connect(cs, { connectTimeout: 2500 }), "CONNECTIONLOSS");
-    assert.equal(e.message, `CONNECTIONLOSS: no session established within 2500 ms: ECONNREFUSED on every host of "${cs}"`);
+    assert.equal(e.message, `CONNECTIONLOSS: no session established within 2500 ms: ECONNREFUSED on every host of "${cs}"; check that ZooKeeper runs and listens on those ports`);
   }, 30_000);
 
   it("one host refused, one name that does not resolve: each named with its code", async () => {
@@ -50,7 +50,7 @@ describe("failures that are fast and named (real server)", () => {
     const e = await rejectsWith(ZooKeeper.connect(cs, { connectTimeout: 2500 }), "CONNECTIONLOSS");
     assert.match(
       e.message,
-      new RegExp(`^CONNECTIONLOSS: no session established within 2500 ms: every host refused or did not resolve: 127\\.0\\.0\\.1:${port} ECONNREFUSED, no-such-host\\.invalid:2181 (ENOTFOUND|EAI_AGAIN)$`),
+      new RegExp(`^CONNECTIONLOSS: no session established within 2500 ms: every host refused or did not resolve: 127\\.0\\.0\\.1:${port} ECONNREFUSED, no-such-host\\.invalid:2181 (ENOTFOUND|EAI_AGAIN); check the connect string and that ZooKeeper runs there$`),
     );
   }, 30_000);
 
@@ -117,6 +117,24 @@ describe("failures that are fast and named (real server)", () => {
     assert.equal(attempts, 1);
   }, 30_000);
 
+  // --- chroot ---
+
+  it("NONODE under a chroot that does not exist says so; once the chroot exists, a NONODE is the node's", async () => {
+    const chroot = `${root}/no-such-chroot`;
+    const zk = await client({ chroot });
+    const chrootMissing = `the chroot ${chroot} of the connect string does not exist: create it (from a client without the chroot), or fix the connect string`;
+    const c = await rejectsWith(zk.create("/a", "x"), "NONODE");
+    assert.equal(c.message, `NONODE (create /a): ${chrootMissing}`);
+    assert.equal(c.path, "/a");
+    const g = await rejectsWith(zk.getData("/"), "NONODE");
+    assert.equal(g.message, `NONODE (getData /): ${chrootMissing}`);
+    assert.equal(await zk.exists("/a"), null);
+    await admin.create(chroot);
+    const after = await rejectsWith(zk.getData("/a"), "NONODE");
+    assert.equal(after.message, "NONODE (getData /a)");
+    assert.equal(await zk.create("/a", "x"), "/a");
+  }, 30_000);
+
   // --- auth ---
 
   it("NOAUTH names the identities the session holds: no one, or the digest user (never the password)", async () => {
@@ -124,14 +142,14 @@ describe("failures that are fast and named (real server)", () => {
     await admin.create(p, "s", { acl: [{ perms: Perms.ALL, id: { scheme: "digest", id: digestId("alice", "right-pw") } }] });
     const guest = await client();
     const g = await rejectsWith(guest.getData(p), "NOAUTH");
-    assert.equal(g.message, `NOAUTH (getData ${p}): not authorized; this session authenticated as: no one (world:anyone)`);
+    assert.equal(g.message, `NOAUTH (getData ${p}): not authorized; this session authenticated as: no one (world:anyone); authenticate as an identity the node's ACL grants (connect's auth option, or addAuthInfo)`);
 
     const wrong = await client({ auth: [{ scheme: "digest", auth: "alice:wrong-pw" }] });
     const w = await rejectsWith(wrong.setData(p, "x"), "NOAUTH");
-    assert.equal(w.message, `NOAUTH (setData ${p}): not authorized; this session authenticated as: digest user "alice" (a wrong digest password is not refused: it gives an identity no ACL names)`);
+    assert.equal(w.message, `NOAUTH (setData ${p}): not authorized; this session authenticated as: digest user "alice" (a wrong digest password is not refused: it gives an identity no ACL names); authenticate as an identity the node's ACL grants (connect's auth option, or addAuthInfo)`);
     await wrong.addAuthInfo("digest", new TextEncoder().encode("bob:bob-pw"));
     const two = await rejectsWith(wrong.getData(p), "NOAUTH");
-    assert.equal(two.message, `NOAUTH (getData ${p}): not authorized; this session authenticated as: digest user "alice", digest user "bob" (a wrong digest password is not refused: it gives an identity no ACL names)`);
+    assert.equal(two.message, `NOAUTH (getData ${p}): not authorized; this session authenticated as: digest user "alice", digest user "bob" (a wrong digest password is not refused: it gives an identity no ACL names); authenticate as an identity the node's ACL grants (connect's auth option, or addAuthInfo)`);
     assert.doesNotMatch(two.message, /pw/);
 
     const right = await client({ auth: [{ scheme: "digest", auth: "alice:right-pw" }] });

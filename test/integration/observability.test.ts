@@ -5,12 +5,15 @@ import { describe, it, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as dc from "node:diagnostics_channel";
+import { readFileSync } from "node:fs";
 import { AggregationTemporality, MeterProvider, MetricReader, type HistogramMetricData } from "@opentelemetry/sdk-metrics";
 import { otelSdk } from "../support/otel-sdk.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import { LeaderElection, Lock, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { built, type ConnectContext, type RequestContext, type SessionMessage, type WatchMessage } from "../../src/client/diagnostics.ts";
 import { uniqueRoot, until } from "./client-util.ts";
+
+const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
 
 /** Records every event of a TracingChannel; `off()` unsubscribes. */
@@ -198,6 +201,7 @@ describe("observability: diagnostics channels and the OpenTelemetry bridge (real
         assert.equal(s.attributes["db.system.name"], "zookeeper");
         assert.equal(s.attributes["server.address"], host);
         assert.equal(s.attributes["server.port"], Number(port));
+        assert.deepEqual([s.instrumentationScope.name, s.instrumentationScope.version], ["zookeeper-ts", packageJson.version], `${s.name}: the scope carries the package's version`);
       }
       assert.equal(ours[0]!.attributes["db.operation.name"], "getData");
       assert.equal(ours[0]!.status.code, 0 /* UNSET */);
@@ -205,7 +209,9 @@ describe("observability: diagnostics channels and the OpenTelemetry bridge (real
       assert.equal(ours[1]!.attributes["error.type"], "NONODE");
       assert.equal(ours[1]!.status.code, 2 /* ERROR */);
       const { resourceMetrics } = await reader.collect();
-      const metric = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === "db.client.operation.duration") as HistogramMetricData;
+      const scope = resourceMetrics.scopeMetrics.find((s) => s.metrics.some((m) => m.descriptor.name === "db.client.operation.duration"))!;
+      assert.deepEqual([scope.scope.name, scope.scope.version], ["zookeeper-ts", packageJson.version]);
+      const metric = scope.metrics.find((m) => m.descriptor.name === "db.client.operation.duration") as HistogramMetricData;
       assert.equal(metric.descriptor.unit, "s");
       const points = metric.dataPoints.map((p) => ({ op: p.attributes["db.operation.name"], error: p.attributes["error.type"], count: p.value.count }));
       assert.deepEqual(points.sort((a, b) => `${a.op}${a.error}`.localeCompare(`${b.op}${b.error}`)), [

@@ -16,6 +16,7 @@ import { type Call, type CallSpec, Pending, type Send, encodeCall } from "../../
 import { WatchRegistry } from "../../src/client/watches/watches.ts";
 import { ZooKeeperError, isZooKeeperError } from "../../src/index.ts";
 import type { Logger } from "../../src/client/types.ts";
+import { until } from "../support/wait.ts";
 
 interface Sent {
   /** The request's opcode, its op table codec and its descriptor. */
@@ -117,6 +118,35 @@ describe("call(): one path for every op", () => {
     assert.equal(watches.has("data", "/app/here", w), true);
     assert.equal(watches.has("exist", "/app/gone", w), true);
     assert.equal(watches.has("child", "/app/denied"), false);
+  });
+
+  it("under a chroot, a NONODE before any success asks once whether the chroot exists; a success ends the asking", async () => {
+    const { c, sent } = stub("/app");
+    const first = c.call(Ops.getData, { path: "/x", watch: false }, { op: "getData", path: "/x" });
+    sent[0].reply(ErrorCode.NONODE);
+    await until("the exists of the chroot", () => sent.length === 2);
+    assert.equal(new JuteReader(sent[1].frame, 12).string(), "/app");
+    assert.equal(sent[1].req.opcode, OpCode.exists);
+    sent[1].reply(ErrorCode.NONODE);
+    await assert.rejects(first, (e: unknown) => isZooKeeperError(e, ErrorCode.NONODE) && e.path === "/x" && e.message === "NONODE (getData /x): the chroot /app of the connect string does not exist: create it (from a client without the chroot), or fix the connect string");
+    const second = c.call(Ops.getData, { path: "/y", watch: false }, { op: "getData", path: "/y" });
+    sent[2].reply(ErrorCode.NONODE);
+    await until("the exists of the chroot, again", () => sent.length === 4);
+    sent[3].reply(0, (w) => Ops.exists.writeResponse(w, stat));
+    await assert.rejects(second, (e: unknown) => isZooKeeperError(e, ErrorCode.NONODE) && e.message === "NONODE (getData /y)");
+    const third = c.call(Ops.getData, { path: "/z", watch: false }, { op: "getData", path: "/z" });
+    sent[4].reply(ErrorCode.NONODE);
+    await assert.rejects(third, (e: unknown) => isZooKeeperError(e, ErrorCode.NONODE) && e.message === "NONODE (getData /z)");
+    assert.equal(sent.length, 5, "the chroot was seen: no more exists");
+
+    const fresh = stub("/app");
+    const ok = fresh.c.call(Ops.exists, { path: "/a", watch: false }, { op: "exists", path: "/a" });
+    fresh.sent[0].reply(0, (w) => Ops.exists.writeResponse(w, stat));
+    await ok;
+    const missing = fresh.c.call(Ops.getData, { path: "/b", watch: false }, { op: "getData", path: "/b" });
+    fresh.sent[1].reply(ErrorCode.NONODE);
+    await assert.rejects(missing, (e: unknown) => isZooKeeperError(e, ErrorCode.NONODE) && e.message === "NONODE (getData /b)");
+    assert.equal(fresh.sent.length, 2, "a success under the chroot: no exists");
   });
 
   it("an aborted call rejects at once with the reason; its late reply registers no watcher", async () => {

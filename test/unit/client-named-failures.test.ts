@@ -45,7 +45,7 @@ describe("named failures", () => {
     const outcome = result.outcome as unknown; // set by the promise, which narrowing does not see
     assert.ok(outcome instanceof ZooKeeperError);
     assert.equal(outcome.code, ErrorCode.CONNECTIONLOSS);
-    assert.equal(outcome.message, 'CONNECTIONLOSS: no session established within 15000 ms: ECONNREFUSED on every host of "10.0.0.1:2181,10.0.0.2:2181"');
+    assert.equal(outcome.message, 'CONNECTIONLOSS: no session established within 15000 ms: ECONNREFUSED on every host of "10.0.0.1:2181,10.0.0.2:2181"; check that ZooKeeper runs and listens on those ports');
   });
 
   it("a host that fails another way keeps the last error in the message", async () => {
@@ -72,12 +72,12 @@ describe("named failures", () => {
     list.failed(a, err("ECONNREFUSED"));
     assert.equal(list.unreachable(), null, "one host not tried");
     list.failed(b, err("ECONNREFUSED"));
-    assert.equal(list.unreachable(), 'ECONNREFUSED on every host of "a:1,[::1]:2"');
+    assert.equal(list.unreachable(), 'ECONNREFUSED on every host of "a:1,[::1]:2"; check that ZooKeeper runs and listens on those ports');
     list.failed(b, err("ENOTFOUND"));
-    assert.equal(list.unreachable(), "every host refused or did not resolve: a:1 ECONNREFUSED, [::1]:2 ENOTFOUND");
+    assert.equal(list.unreachable(), "every host refused or did not resolve: a:1 ECONNREFUSED, [::1]:2 ENOTFOUND; check the connect string and that ZooKeeper runs there");
     list.failed(a, err("EAI_AGAIN"));
     list.failed(b, err("EAI_AGAIN"));
-    assert.equal(list.unreachable(), 'EAI_AGAIN on every host of "a:1,[::1]:2"');
+    assert.equal(list.unreachable(), 'EAI_AGAIN on every host of "a:1,[::1]:2"; check the host names and DNS');
     list.failed(a, err()); // no code: a timeout, a reset, a custom transport's error
     assert.equal(list.unreachable(), null);
     list.failed(a, err("ECONNREFUSED"));

@@ -91,7 +91,8 @@ export class HostList {
 
   /**
    * When the last dial of every host was refused or could not resolve its name (ECONNREFUSED, ENOTFOUND,
-   * EAI_AGAIN): says so, e.g. `ECONNREFUSED on every host of "127.0.0.1:1,127.0.0.1:2"`; otherwise null.
+   * EAI_AGAIN): says so, and what to check, e.g. `ECONNREFUSED on every host of "127.0.0.1:1,127.0.0.1:2"; check that
+   * ZooKeeper runs and listens on those ports`; otherwise null.
    */
   unreachable(): string | null {
     if (this.given.length === 0) return null;
@@ -100,8 +101,8 @@ export class HostList {
     const codes = this.given.map((h) => failures.get(hostText(h)));
     if (!codes.every((c) => typeof c === "string" && UNREACHABLE.has(c))) return null;
     const list = this.given.map(hostText).join(",");
-    if (codes.every((c) => c === codes[0])) return `${codes[0]} on every host of "${list}"`;
-    return `every host refused or did not resolve: ${this.given.map((h, i) => `${hostText(h)} ${codes[i]}`).join(", ")}`;
+    if (codes.every((c) => c === codes[0])) return `${codes[0]} on every host of "${list}"${codes[0] === "ECONNREFUSED" ? "; check that ZooKeeper runs and listens on those ports" : "; check the host names and DNS"}`;
+    return `every host refused or did not resolve: ${this.given.map((h, i) => `${hostText(h)} ${codes[i]}`).join(", ")}; check the connect string and that ZooKeeper runs there`;
   }
 
   has(host: string, port: number): boolean {

@@ -124,7 +124,7 @@ export function encodeCall(spec: CallSpec<never, unknown>, body: unknown, call: 
     throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `cannot encode request: ${(e as Error).message}`, { op: call.op, path: call.path });
   }
   if (frame.length - 4 > context.maxBufferSize) {
-    throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `request of ${frame.length - 4} bytes exceeds maxBufferSize ${context.maxBufferSize}`, { op: call.op, path: call.path });
+    throw new ZooKeeperError(ErrorCode.BADARGUMENTS, `request of ${frame.length - 4} bytes exceeds maxBufferSize ${context.maxBufferSize}: send less, or raise maxBufferSize together with the servers' jute.maxbuffer`, { op: call.op, path: call.path });
   }
   return frame;
 }
@@ -226,7 +226,7 @@ export class Pending {
     else call.onReply?.(err);
     if (err !== 0) {
       const identities = this.context.identities;
-      this.fail(new ZooKeeperError(err as ErrorCode, err === ErrorCode.NOAUTH && identities ? `not authorized; this session authenticated as: ${identities()}` : undefined, { op: call.op, path: call.path }));
+      this.fail(new ZooKeeperError(err as ErrorCode, err === ErrorCode.NOAUTH && identities ? `not authorized; this session authenticated as: ${identities()}; authenticate as an identity the node's ACL grants (connect's auth option, or addAuthInfo)` : undefined, { op: call.op, path: call.path }));
       return;
     }
     let value: unknown;
