@@ -1,4 +1,5 @@
-// Jepsen-style history check against a real 3-server ensemble (test/support/history-run.ts): 4 clients,
+// Jepsen-style history check against a real 3-server ensemble (test/support/history-run.ts): 4 clients
+// in one history (2 in this process, 1 a Bun and 1 a Deno child process, test/support/history-participant.ts),
 // each through fault proxies of its own, read (getData { linearizable }), write and cas (through withRetry) 3 znodes
 // while links are cut, reset, half-closed, blackholed, a setData reply is dropped, a follower is killed -9
 // and restarted and the leader is SIGSTOPped (1.5 s, then 4 s: past syncLimit, a new election); each fault
@@ -23,7 +24,7 @@ describe("history of reads, writes and cas under faults (3 servers)", () => {
     ens = await startEnsemble();
     const seed = Number(process.env.HISTORY_SEED ?? Date.now() % 1_000_000);
     const run = await runHistory(ens, {
-      root: uniqueRoot("history"), keys: ["a", "b", "c"], clients: 4, rounds: 2 * FAULTS.length, steadyMs: 1500, stopMs: [1500, 4000], seed,
+      root: uniqueRoot("history"), keys: ["a", "b", "c"], clients: 2, children: ["bun", "deno"], rounds: 2 * FAULTS.length, steadyMs: 1500, stopMs: [1500, 4000], seed,
     });
     console.log(`[history] faults: ${run.faults.join("; ")}`);
     console.log(`[history] ${run.summary}`);
@@ -31,6 +32,7 @@ describe("history of reads, writes and cas under faults (3 servers)", () => {
     assert.deepEqual(run.hangs, [], "every call settled");
     assert.equal(run.result.verdict, "linearizable", run.result.message);
     assert.ok(run.history.filter((op) => op.outcome === "ok").length > 200, "the workload made progress");
+    for (const c of ["c1", "c2", "c3", "c4"]) assert.ok(run.history.filter((op) => op.client === c && op.outcome === "ok").length > 20, `${c} (in-process, Bun, Deno) took part`);
 
     const plants = plantMislabels(run.history);
     assert.equal(plants.length, 2, "a write read back and a read to plant mislabels in");
