@@ -24,13 +24,16 @@ describe("history of reads, writes and cas under faults (3 servers)", () => {
     ens = await startEnsemble();
     const seed = Number(process.env.HISTORY_SEED ?? Date.now() % 1_000_000);
     const run = await runHistory(ens, {
-      root: uniqueRoot("history"), keys: ["a", "b", "c"], clients: 2, children: ["bun", "deno"], rounds: 2 * FAULTS.length, steadyMs: 1500, stopMs: [1500, 4000], seed,
+      root: uniqueRoot("history"), keys: ["a", "b", "c"], clients: 2, children: ["bun", "deno"], lockers: ["node", "bun", "deno"], rounds: 2 * FAULTS.length, steadyMs: 1500, stopMs: [1500, 4000], seed,
     });
     console.log(`[history] faults: ${run.faults.join("; ")}`);
     console.log(`[history] ${run.summary}`);
     console.log(`[history] ${run.syncLine}`);
+    console.log(`[history] ${run.lockLine}`);
     assert.deepEqual(run.hangs, [], "every call settled");
     assert.equal(run.result.verdict, "linearizable", run.result.message);
+    assert.deepEqual(run.lockProblems, [], "lock holds exclusive, guarded writes in token order");
+    assert.ok(/lock: ([1-9]\d*) holds/.test(run.lockLine), "the lockers held the lock");
     assert.ok(run.history.filter((op) => op.outcome === "ok").length > 200, "the workload made progress");
     for (const c of ["c1", "c2", "c3", "c4"]) assert.ok(run.history.filter((op) => op.client === c && op.outcome === "ok").length > 20, `${c} (in-process, Bun, Deno) took part`);
 

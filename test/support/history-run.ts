@@ -24,7 +24,7 @@ import { fileURLToPath } from "node:url";
 import { ZooKeeper, isZooKeeperError, withRetry } from "../../src/index.ts";
 import { OpCode } from "../../src/protocol/constants.ts";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy.ts";
-import { checkLinearizable, registerModel, type CheckResult, type Operation, type Outcome, type RegisterInput, type RegisterOutput } from "./linearizability.ts";
+import { checkExclusive, checkLinearizable, registerModel, type CheckResult, type Hold, type Operation, type Outcome, type RegisterInput, type RegisterOutput } from "./linearizability.ts";
 import { rng } from "./prng.ts";
 import { hold } from "./wait.ts";
 import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "./line-process.ts";
@@ -50,6 +50,7 @@ export interface HistoryOptions {
   blackholeMs?: number; // default 5000 (beyond the read timeout, so the client moves)
   stopMs?: readonly number[]; // how long the leader stays SIGSTOPped, per pass through FAULTS (default [1500])
   children?: readonly Runtime[]; // more clients, each a child process under this runtime (history-participant.ts)
+  lockers?: readonly Runtime[]; // processes taking a Lock on root/lock in turns (lock-participant.ts), each under this runtime
 }
 
 export interface HistoryRun {
@@ -59,6 +60,9 @@ export interface HistoryRun {
   result: CheckResult;
   checkMs: number;
   summary: string;
+  /** The lockers' holds checked (checkExclusive) and their guarded writes' tokens in commit order; empty without lockers. */
+  lockProblems: string[];
+  lockLine: string;
   /** The verdict when each read is its sync + getData alone (not its check); the first lines of a violation. */
   syncLine: string;
 }
@@ -207,6 +211,7 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
   try {
     await setup.create(o.root);
     for (const k of o.keys) await setup.create(`${o.root}/${k}`, "");
+    if (o.lockers?.length) await setup.create(`${o.root}/fence`, "");
   } finally {
     await setup.close();
   }
@@ -224,7 +229,9 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
   };
   const clients: Client[] = [];
   const children = o.children ?? [];
+  const lockers: Locker[] = [];
   try {
+    for (const [i, runtime] of (o.lockers ?? []).entries()) lockers.push(await spawnLocker(runtime, ens.connectString, o.root, `l${i + 1}`, sessionTimeout));
     for (let i = 0; i < o.clients + children.length; i++) {
       const proxies = await Promise.all(ens.servers.map((s) => startFaultProxy(s.host, s.clientPort)));
       const child = i >= o.clients;
@@ -313,6 +320,7 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
     }
   } finally {
     running = false;
+    await Promise.all(lockers.map((l) => l.p.kill("SIGKILL").then(() => l.p.drained)));
     await Promise.all(clients.map((c) => c.done.catch((e: Error) => hangs.push(`${c.name} (${c.runtime}): ${e.message}`))));
     await Promise.all(clients.flatMap((c) => c.proxies.map((p) => p.close())));
   }
@@ -333,13 +341,14 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
   const byClient = clients.map((c) => `${c.name} ${c.runtime}${c.child ? " process" : ""} ${history.filter((op) => op.client === c.name).length}`).join(", ");
   const summary = `history: ${o.keys.length} keys, ${history.length} ops (${perKey}; clients ${byClient}), ${count("unknown")} unknown (${applied} of them read back), ${count("fail")} fail (errors: ${why || "none"}), ` +
     `writes sent again by withRetry ${[...resent].map(([k, n]) => `${k} ${n}`).join(", ") || "none"}, ${faults.length} faults, verdict ${result.verdict} (${result.keys.map((k) => k.states).reduce((a, b) => a + b, 0)} states, ${checkMs.toFixed(0)} ms; seed ${o.seed})`;
+  const locks = checkLockers(lockers);
   if (result.verdict !== "linearizable") {
     // The whole history, for a look with the checker offline (Infinity is written as null).
     const file = join(mkdtempSync(join(tmpdir(), "zk-history-")), "history.json");
     writeFileSync(file, JSON.stringify({ seed: o.seed, faults, history }));
     result.message += `\nwhole history: ${file}`;
   }
-  return { history, faults, hangs, result, checkMs, summary, syncLine };
+  return { history, faults, hangs, result, checkMs, summary, syncLine, lockProblems: locks.problems, lockLine: locks.line };
 }
 
 const PARTICIPANT = fileURLToPath(new URL("./history-participant.ts", (import.meta as { url: string }).url));
@@ -399,6 +408,70 @@ export async function spawnHistoryClient(spec: HistoryClientSpec, report: (r: Op
     if (code !== 0) throw new Error(`${spec.runtime} client exited ${code}; ${p.describe().slice(-1500)}`);
   })();
   return { done };
+}
+
+const LOCKER = fileURLToPath(new URL("./lock-participant.ts", (import.meta as { url: string }).url));
+
+interface Locker {
+  runtime: Runtime;
+  p: LineProcess;
+  toMs: (ns: bigint, widen: -1 | 1) => number; // a stamp of the child's on our performance.now() clock
+}
+
+/** A lock-participant.ts process taking a Lock on root/lock in turns, writing its token to root/fence while held. */
+async function spawnLocker(runtime: Runtime, connectString: string, root: string, id: string, sessionTimeout: number): Promise<Locker> {
+  const [cmd, base] = runtimeCommand(runtime, LOCKER);
+  const args = [...base, connectString, `${root}/lock`, id, String(sessionTimeout), "lock:curator", "30", `${root}/fence`];
+  const p = new LineProcess(id, spawn(cmd, args, { cwd: REPO_DIR, stdio: ["pipe", "pipe", "pipe"] }));
+  try {
+    await p.expect("READY", 30_000);
+    if (runtime !== "node" || RUNTIME !== "node") await p.syncClock(5);
+  } catch (e) {
+    await p.kill("SIGKILL");
+    throw e;
+  }
+  const hrBaseNs = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
+  return { runtime, p, toMs: (ns, widen) => Number(ns - p.clockOffsetNs - hrBaseNs + BigInt(widen) * p.clockErrorNs) / 1e6 };
+}
+
+/**
+ * The lockers' holds from their own logs: HOLD (learnt it holds) to FREE (the last moment it still held; a hold
+ * cut short by the end of the run ends at its last FENCED stamp). Holds are narrowed by the clock error (a
+ * hold is only claimed where it surely was), then checkExclusive; and the tokens the guarded writes left on
+ * root/fence, in version order, must never go back (a stale holder's write would).
+ */
+function checkLockers(lockers: readonly Locker[]): { problems: string[]; line: string } {
+  if (lockers.length === 0) return { problems: [], line: "" };
+  const holds: Hold[] = [];
+  const fenced: { version: number; token: bigint; by: string }[] = [];
+  let unfenced = 0;
+  for (const l of lockers) {
+    let open: Hold | null = null;
+    let lastNs = 0n;
+    for (const line of l.p.lines) {
+      const [kind, ...a] = line.line.split(" ");
+      if (kind === "HOLD") {
+        open = { holder: l.p.id, acquired: l.toMs(BigInt(a[0]), 1), released: Infinity, token: BigInt(a[2]) };
+        lastNs = BigInt(a[0]);
+      } else if (kind === "FREE" && open) {
+        holds.push({ ...open, released: l.toMs(BigInt(a[0]), -1) });
+        open = null;
+      } else if (kind === "FENCED") {
+        fenced.push({ version: Number(a[0]), token: BigInt(a[1]), by: l.p.id });
+        if (open) lastNs = BigInt(a[2]);
+      } else if (kind === "UNFENCED") unfenced++;
+    }
+    if (open) holds.push({ ...open, released: l.toMs(lastNs, -1) });
+  }
+  const problems = checkExclusive(holds.filter((h) => h.released >= h.acquired));
+  fenced.sort((x, y) => x.version - y.version);
+  for (let i = 1; i < fenced.length; i++) {
+    const [a, b] = [fenced[i - 1], fenced[i]];
+    if (b.version === a.version) problems.push(`two guarded writes at fence version ${a.version} (${a.by}, ${b.by})`);
+    if (b.token < a.token) problems.push(`fence v${b.version}: token ${b.token} (${b.by}) after ${a.token} (${a.by})`);
+  }
+  const who = lockers.map((l) => `${l.p.id} ${l.runtime} ${holds.filter((h) => h.holder === l.p.id).length}`).join(", ");
+  return { problems, line: `lock: ${holds.length} holds (${who}), ${fenced.length} guarded writes committed, ${unfenced} refused, ${problems.length} problems` };
 }
 
 /**
