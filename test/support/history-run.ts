@@ -63,6 +63,8 @@ export interface HistoryRun {
   /** The lockers' holds checked (checkExclusive) and their guarded writes' tokens in commit order; empty without lockers. */
   lockProblems: string[];
   lockLine: string;
+  /** The lockers' holds as checked (for planted checks). */
+  lockHolds: Hold[];
   /** The verdict when each read is its sync + getData alone (not its check); the first lines of a violation. */
   syncLine: string;
 }
@@ -348,7 +350,7 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
     writeFileSync(file, JSON.stringify({ seed: o.seed, faults, history }));
     result.message += `\nwhole history: ${file}`;
   }
-  return { history, faults, hangs, result, checkMs, summary, syncLine, lockProblems: locks.problems, lockLine: locks.line };
+  return { history, faults, hangs, result, checkMs, summary, syncLine, lockProblems: locks.problems, lockLine: locks.line, lockHolds: locks.holds };
 }
 
 const PARTICIPANT = fileURLToPath(new URL("./history-participant.ts", (import.meta as { url: string }).url));
@@ -440,8 +442,8 @@ async function spawnLocker(runtime: Runtime, connectString: string, root: string
  * hold is only claimed where it surely was), then checkExclusive; and the tokens the guarded writes left on
  * root/fence, in version order, must never go back (a stale holder's write would).
  */
-function checkLockers(lockers: readonly Locker[]): { problems: string[]; line: string } {
-  if (lockers.length === 0) return { problems: [], line: "" };
+function checkLockers(lockers: readonly Locker[]): { problems: string[]; line: string; holds: Hold[] } {
+  if (lockers.length === 0) return { problems: [], line: "", holds: [] };
   const holds: Hold[] = [];
   const fenced: { version: number; token: bigint; by: string }[] = [];
   let unfenced = 0;
@@ -463,7 +465,8 @@ function checkLockers(lockers: readonly Locker[]): { problems: string[]; line: s
     }
     if (open) holds.push({ ...open, released: l.toMs(lastNs, -1) });
   }
-  const problems = checkExclusive(holds.filter((h) => h.released >= h.acquired));
+  const checked = holds.filter((h) => h.released >= h.acquired);
+  const problems = checkExclusive(checked);
   fenced.sort((x, y) => x.version - y.version);
   for (let i = 1; i < fenced.length; i++) {
     const [a, b] = [fenced[i - 1], fenced[i]];
@@ -471,7 +474,7 @@ function checkLockers(lockers: readonly Locker[]): { problems: string[]; line: s
     if (b.token < a.token) problems.push(`fence v${b.version}: token ${b.token} (${b.by}) after ${a.token} (${a.by})`);
   }
   const who = lockers.map((l) => `${l.p.id} ${l.runtime} ${holds.filter((h) => h.holder === l.p.id).length}`).join(", ");
-  return { problems, line: `lock: ${holds.length} holds (${who}), ${fenced.length} guarded writes committed, ${unfenced} refused, ${problems.length} problems` };
+  return { problems, holds: checked, line: `lock: ${holds.length} holds (${who}), ${fenced.length} guarded writes committed, ${unfenced} refused, ${problems.length} problems` };
 }
 
 /**
