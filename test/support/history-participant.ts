@@ -8,7 +8,7 @@
 import process from "node:process";
 import { ZooKeeper } from "../../src/index.ts";
 import { driveClient } from "./history-run.ts";
-import { emit, stamp } from "./participant-kit.ts";
+import { emit, serveCommands, stamp } from "./participant-kit.ts";
 import { rng } from "./prng.ts";
 
 const [connectString, root, keys, name, seed, sessionArg, deadlineArg] = process.argv.slice(2);
@@ -18,17 +18,11 @@ if (!connectString || !root || !keys || !name || !seed || !sessionArg || !deadli
 }
 const connectOpts = { sessionTimeout: Number(sessionArg), connectTimeout: 30_000 };
 let running = true;
-let partial = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk: string) => {
-  const lines = (partial + chunk).split("\n");
-  partial = lines.pop() ?? "";
-  for (const cmd of lines.map((x) => x.trim())) {
-    if (cmd === "clock?") emit(`CLOCK ${stamp()}`);
-    else if (cmd === "stop") running = false;
-  }
-});
-process.stdin.on("end", () => (running = false));
+serveCommands(async (cmd) => {
+  if (cmd === "clock?") emit(`CLOCK ${stamp()}`);
+  else if (cmd === "stop") running = false;
+  else emit(`ERROR unknown command ${cmd}`);
+}, async () => void (running = false));
 
 const first = await ZooKeeper.connect(connectString, connectOpts);
 emit("READY");

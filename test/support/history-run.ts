@@ -353,6 +353,21 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
   return { history, faults, hangs, result, checkMs, summary, syncLine, lockProblems: locks.problems, lockLine: locks.line, lockHolds: locks.holds };
 }
 
+/** Starts `script` under `runtime`, waits for its READY and measures its hrtime against ours (as the chaos harness does). */
+async function startChild(runtime: Runtime, script: string, id: string, args: string[]): Promise<LineProcess> {
+  const [cmd, base] = runtimeCommand(runtime, script);
+  const p = new LineProcess(id, spawn(cmd, [...base, ...args], { cwd: REPO_DIR, stdio: ["pipe", "pipe", "pipe"] }));
+  try {
+    await p.expect("READY", 30_000);
+    // Node's hrtime is CLOCK_MONOTONIC, like ours on Node (offset 0, exactly); Bun's and Deno's start at their process start.
+    if (runtime !== "node" || RUNTIME !== "node") await p.syncClock(5);
+    return p;
+  } catch (e) {
+    await p.kill("SIGKILL");
+    throw e;
+  }
+}
+
 const PARTICIPANT = fileURLToPath(new URL("./history-participant.ts", (import.meta as { url: string }).url));
 
 /** What history-participant.ts is given on its command line. */
@@ -380,15 +395,7 @@ export function historyClientArgs(s: HistoryClientSpec): string[] {
  * which can only make the check more lenient, never report a violation that did not happen.
  */
 export async function spawnHistoryClient(spec: HistoryClientSpec, report: (r: OpReport) => void, running: () => boolean): Promise<{ done: Promise<void> }> {
-  const [cmd, base] = runtimeCommand(spec.runtime, PARTICIPANT);
-  const p = new LineProcess(spec.name, spawn(cmd, [...base, ...historyClientArgs(spec)], { cwd: REPO_DIR, stdio: ["pipe", "pipe", "pipe"] }));
-  try {
-    await p.expect("READY", 30_000);
-    if (spec.runtime !== "node" || RUNTIME !== "node") await p.syncClock(5);
-  } catch (e) {
-    await p.kill("SIGKILL");
-    throw e;
-  }
+  const p = await startChild(spec.runtime, PARTICIPANT, spec.name, historyClientArgs(spec));
   // performance.now() = hrtime - hrBase (ms); the child's hrtime = ours + clockOffsetNs.
   const hrBaseMs = Number(process.hrtime.bigint()) / 1e6 - performance.now();
   const shiftMs = Number(p.clockOffsetNs) / 1e6 + hrBaseMs;
@@ -422,16 +429,7 @@ interface Locker {
 
 /** A lock-participant.ts process taking a Lock on root/lock in turns, writing its token to root/fence while held. */
 async function spawnLocker(runtime: Runtime, connectString: string, root: string, id: string, sessionTimeout: number): Promise<Locker> {
-  const [cmd, base] = runtimeCommand(runtime, LOCKER);
-  const args = [...base, connectString, `${root}/lock`, id, String(sessionTimeout), "lock:curator", "30", `${root}/fence`];
-  const p = new LineProcess(id, spawn(cmd, args, { cwd: REPO_DIR, stdio: ["pipe", "pipe", "pipe"] }));
-  try {
-    await p.expect("READY", 30_000);
-    if (runtime !== "node" || RUNTIME !== "node") await p.syncClock(5);
-  } catch (e) {
-    await p.kill("SIGKILL");
-    throw e;
-  }
+  const p = await startChild(runtime, LOCKER, id, [connectString, `${root}/lock`, id, String(sessionTimeout), "lock:curator", "30", `${root}/fence`]);
   const hrBaseNs = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
   return { runtime, p, toMs: (ns, widen) => Number(ns - p.clockOffsetNs - hrBaseNs + BigInt(widen) * p.clockErrorNs) / 1e6 };
 }
