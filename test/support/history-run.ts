@@ -16,15 +16,19 @@
 // getData(path, { linearizable: true }) (the read, then a check of its version that the leader orders, sent
 // again while it fails). A sync + getData before it is checked as well and reported, not asserted
 // (HistoryRun.syncLine). CAS writes go through withRetry, as the docs advise.
+import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ZooKeeper, isZooKeeperError, withRetry } from "../../src/index.ts";
 import { OpCode } from "../../src/protocol/constants.ts";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy.ts";
-import { checkLinearizable, registerModel, type CheckResult, type Operation, type Outcome, type RegisterInput, type RegisterOutput } from "./linearizability.ts";
+import { checkExclusive, checkLinearizable, registerModel, type CheckResult, type Hold, type Operation, type Outcome, type RegisterInput, type RegisterOutput } from "./linearizability.ts";
 import { rng } from "./prng.ts";
 import { hold } from "./wait.ts";
+import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "./line-process.ts";
+import { RUNTIME } from "./cli-run.ts";
 import type { ZkEnsemble, ZkServer } from "./zk-types.ts";
 
 export type HistoryOp = Operation<RegisterInput, RegisterOutput>;
@@ -45,6 +49,8 @@ export interface HistoryOptions {
   opDeadlineMs?: number; // an op not settled by then is a hang (default 30000)
   blackholeMs?: number; // default 5000 (beyond the read timeout, so the client moves)
   stopMs?: readonly number[]; // how long the leader stays SIGSTOPped, per pass through FAULTS (default [1500])
+  children?: readonly Runtime[]; // more clients, each a child process under this runtime (history-participant.ts)
+  lockers?: readonly Runtime[]; // processes taking a Lock on root/lock in turns (lock-participant.ts), each under this runtime
 }
 
 export interface HistoryRun {
@@ -54,6 +60,11 @@ export interface HistoryRun {
   result: CheckResult;
   checkMs: number;
   summary: string;
+  /** The lockers' holds checked (checkExclusive) and their guarded writes' tokens in commit order; empty without lockers. */
+  lockProblems: string[];
+  lockLine: string;
+  /** The lockers' holds as checked (for planted checks). */
+  lockHolds: Hold[];
   /** The verdict when each read is its sync + getData alone (not its check); the first lines of a violation. */
   syncLine: string;
 }
@@ -69,12 +80,118 @@ export function outcomeOf(e: unknown): Outcome {
 
 const text = (d: Uint8Array | null): string => new TextDecoder().decode(d ?? new Uint8Array());
 
+/** What a client's workload reports for one operation (`at` left out: the parent maps `remote` to a server). */
+export interface OpReport {
+  op: HistoryOp;
+  remote: string | null; // the link the client was on when the op settled
+  error?: string; // how the call rejected (code name), or "read refused by its check"
+  resent?: boolean; // a write withRetry sent again after a loss
+  hung?: boolean; // not settled by the deadline (the client stops)
+  syncRead?: HistoryOp; // a read's sync + getData alone, for the report
+}
+
+/** One client's workload: in this process (runHistory) or in a child process (history-participant.ts). */
+export interface Workload {
+  name: string;
+  root: string;
+  keys: readonly string[];
+  random: () => number;
+  deadlineMs: number;
+  now: () => number; // the clock the op's invoke/complete stamps are on (ms)
+  running: () => boolean;
+  connect: () => Promise<ZooKeeper>; // a new session (after an expiry)
+  report: (r: OpReport) => void;
+}
+
+/** Runs reads, writes and cas on `w.keys` until `w.running()` turns false or an op hangs; returns the session in use. */
+export async function driveClient(w: Workload, first: ZooKeeper): Promise<ZooKeeper> {
+  let zk = first;
+  let seq = 0;
+  const version = new Map<string, number>(); // last version of each key this client saw
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(w.random() * xs.length)];
+  // One operation: invoked now, settled (or declared hung) by the deadline, reported.
+  // out maps a result to the op's output, or to null when the result makes no claim (outcome fail).
+  const call = async <T>(key: string, input: RegisterInput, run: () => Promise<T>, out: (v: T) => RegisterOutput | null, extra: Partial<OpReport> = {}): Promise<{ output?: RegisterOutput; hung?: true }> => {
+    const invoke = w.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const hung = new Promise<"hung">((resolve) => (timer = setTimeout(() => resolve("hung"), w.deadlineMs)));
+    const settled = run().then((v) => ({ v }), (e: unknown) => ({ e }));
+    const r = await Promise.race([settled, hung]);
+    clearTimeout(timer);
+    const complete = w.now();
+    const base = { client: w.name, key, invoke, input };
+    const remote = zk.remoteAddress;
+    if (r === "hung") {
+      w.report({ op: { ...base, complete: Infinity, outcome: "unknown" }, remote, hung: true, ...extra });
+      return { hung: true };
+    }
+    if ("v" in r) {
+      const output = out(r.v);
+      if (output === null) {
+        w.report({ op: { ...base, complete, outcome: "fail" }, remote, error: "read refused by its check", ...extra });
+        return {};
+      }
+      w.report({ op: { ...base, complete, outcome: "ok", output }, remote, ...extra });
+      return { output };
+    }
+    const why = isZooKeeperError(r.e) ? r.e.codeName : r.e instanceof Error ? r.e.name : String(r.e);
+    const outcome = outcomeOf(r.e);
+    w.report({ op: { ...base, complete: outcome === "unknown" ? Infinity : complete, outcome }, remote, error: why, ...extra });
+    return {};
+  };
+
+  while (w.running()) {
+    if (zk.state === "expired" || zk.state === "closed" || zk.state === "authFailed") {
+      await zk.close();
+      try {
+        zk = await w.connect();
+      } catch {
+        await hold(200); // every link down for now: try again
+        continue;
+      }
+    }
+    const key = pick(w.keys);
+    const path = `${w.root}/${key}`;
+    const known = version.get(key);
+    const dice = w.random();
+    const session = zk;
+    let r: { output?: RegisterOutput; hung?: true };
+    if (dice < 0.4 || known === undefined) {
+      // The sync + getData alone is reported; the read checked is the client's linearizable one.
+      let syncRead: HistoryOp | undefined;
+      try {
+        const invoke = w.now();
+        await session.sync(path);
+        const { data, stat } = await session.getData(path);
+        syncRead = { client: w.name, key, invoke, complete: w.now(), outcome: "ok", input: { f: "read" }, output: { value: text(data), version: stat.version } };
+      } catch {
+        // a lost sync or read: nothing to report
+      }
+      r = await call(key, { f: "read" }, () => session.getData(path, undefined, { linearizable: true }), ({ data, stat }) => ({ value: text(data), version: stat.version }), syncRead ? { syncRead } : {});
+    } else {
+      const value = `${w.name}-${++seq}`;
+      const input: RegisterInput = dice < 0.7 ? { f: "write", value } : { f: "cas", expected: known, value };
+      const expected = input.f === "cas" ? input.expected : undefined;
+      // Through withRetry, as the docs advise: a lost reply is sent again and judged by the client, so a CAS
+      // that happened is never recorded as failed (the checker would find its value read later).
+      let attempts = 0;
+      const extra: Partial<OpReport> = {};
+      r = await call(key, input, () => withRetry(() => ((extra.resent = ++attempts > 1), session.setData(path, value, expected, { uniqueData: true })), { retries: 3, baseDelay: 20, maxDelay: 200 }), (stat) => ({ version: stat.version }), extra);
+    }
+    if (r.hung) return zk;
+    if (r.output) version.set(key, r.output.version);
+    await hold(2 + w.random() * 10); // the workload's pace
+  }
+  return zk;
+}
+
 interface Client {
   name: string;
+  runtime: Runtime;
+  child: boolean; // a child process (history-participant.ts), else in this process
   proxies: FaultProxy[]; // one per server, in the order of ens.servers
-  zk: ZooKeeper;
-  version: Map<string, number>; // last version of each key this client saw
-  stuck: boolean;
+  remote: string | null; // the link it was last on
+  done: Promise<unknown>;
 }
 
 /** Runs the workload and the faults, then checks the history. Leaves the ensemble with a quorum. */
@@ -96,104 +213,47 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
   try {
     await setup.create(o.root);
     for (const k of o.keys) await setup.create(`${o.root}/${k}`, "");
+    if (o.lockers?.length) await setup.create(`${o.root}/fence`, "");
   } finally {
     await setup.close();
   }
 
+  let running = true;
+  const record = (c: Client, r: OpReport): void => {
+    c.remote = r.remote;
+    const i = c.proxies.findIndex((p) => p.connectString === r.remote);
+    const op: HistoryOp = { ...r.op, ...(i >= 0 ? { at: `zk${ens.servers[i].id}` } : {}) };
+    history.push(op);
+    if (r.syncRead) syncReads.push(r.syncRead);
+    if (r.error) errors.set(r.error, (errors.get(r.error) ?? 0) + 1);
+    if (r.resent) resent.set(op.outcome, (resent.get(op.outcome) ?? 0) + 1);
+    if (r.hung) hangs.push(`${c.name} (${c.runtime}) ${op.input.f} ${op.key} invoked at ${op.invoke.toFixed(0)} ms: not settled after ${deadline} ms`);
+  };
   const clients: Client[] = [];
+  const children = o.children ?? [];
+  const lockers: Locker[] = [];
   try {
-    for (let i = 0; i < o.clients; i++) {
+    for (const [i, runtime] of (o.lockers ?? []).entries()) lockers.push(await spawnLocker(runtime, ens.connectString, o.root, `l${i + 1}`, sessionTimeout));
+    for (let i = 0; i < o.clients + children.length; i++) {
       const proxies = await Promise.all(ens.servers.map((s) => startFaultProxy(s.host, s.clientPort)));
-      const name = `c${i + 1}`;
-      const c: Client = { name, proxies, zk: undefined as unknown as ZooKeeper, version: new Map(), stuck: false };
+      const child = i >= o.clients;
+      const c: Client = { name: `c${i + 1}`, runtime: child ? children[i - o.clients] : RUNTIME, child, proxies, remote: null, done: Promise.resolve() };
       clients.push(c);
-      c.zk = await ZooKeeper.connect(proxies.map((p) => p.connectString).join(","), connectOpts);
+      const connectString = proxies.map((p) => p.connectString).join(",");
+      if (i >= o.clients) {
+        c.done = (await spawnHistoryClient({ runtime: children[i - o.clients], connectString, root: o.root, keys: o.keys, name: c.name, seed: o.seed * 31 + i, sessionTimeout, deadlineMs: deadline }, (r) => record(c, r), () => running)).done;
+        continue;
+      }
+      const first = await ZooKeeper.connect(connectString, connectOpts);
+      c.remote = first.remoteAddress;
+      const w: Workload = {
+        name: c.name, root: o.root, keys: o.keys, random: rng(o.seed * 31 + i), deadlineMs: deadline, now: () => performance.now(),
+        running: () => running, connect: () => ZooKeeper.connect(connectString, connectOpts), report: (r) => record(c, r),
+      };
+      c.done = driveClient(w, first).then((zk) => zk.close());
     }
 
-    // One operation: invoked now, settled (or declared hung) by the deadline, recorded.
-    // out maps a result to the op's output, or to null when the result makes no claim (outcome fail).
-    const call = async <T>(c: Client, key: string, input: RegisterInput, run: (invoke: number) => Promise<T>, out: (v: T) => RegisterOutput | null): Promise<RegisterOutput | undefined> => {
-      const invoke = performance.now();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const hung = new Promise<"hung">((resolve) => (timer = setTimeout(() => resolve("hung"), deadline)));
-      const settled = run(invoke).then((v) => ({ v }), (e: unknown) => ({ e }));
-      const r = await Promise.race([settled, hung]);
-      clearTimeout(timer);
-      const complete = performance.now();
-      const server = ens.servers.find((s) => c.proxies[ens.servers.indexOf(s)].connectString === c.zk.remoteAddress);
-      const base = { client: c.name, key, invoke, input, ...(server ? { at: `zk${server.id}` } : {}) };
-      if (r === "hung") {
-        hangs.push(`${c.name} ${input.f} ${key} invoked at ${invoke.toFixed(0)} ms: not settled after ${deadline} ms`);
-        c.stuck = true;
-        history.push({ ...base, complete: Infinity, outcome: "unknown" });
-        return undefined;
-      }
-      if ("v" in r) {
-        const output = out(r.v);
-        if (output === null) {
-          errors.set("read refused by its check", (errors.get("read refused by its check") ?? 0) + 1);
-          history.push({ ...base, complete, outcome: "fail" });
-          return undefined;
-        }
-        history.push({ ...base, complete, outcome: "ok", output });
-        return output;
-      }
-      const why = isZooKeeperError(r.e) ? r.e.codeName : r.e instanceof Error ? r.e.name : String(r.e);
-      errors.set(why, (errors.get(why) ?? 0) + 1);
-      history.push({ ...base, complete: outcomeOf(r.e) === "unknown" ? Infinity : complete, outcome: outcomeOf(r.e) });
-      return undefined;
-    };
-
-    let running = true;
-    let seq = 0;
-    const work = async (c: Client): Promise<void> => {
-      while (running && !c.stuck) {
-        if (c.zk.state === "expired" || c.zk.state === "closed" || c.zk.state === "authFailed") {
-          await c.zk.close();
-          try {
-            c.zk = await ZooKeeper.connect(c.proxies.map((p) => p.connectString).join(","), connectOpts);
-          } catch {
-            await hold(200); // every link down for now: try again
-            continue;
-          }
-        }
-        const key = pick(o.keys);
-        const path = `${o.root}/${key}`;
-        const known = c.version.get(key);
-        const dice = random();
-        const zk = c.zk;
-        if (dice < 0.4 || known === undefined) {
-          // The sync + getData alone is recorded for the report; the read checked is the client's linearizable one.
-          try {
-            const invoke = performance.now();
-            await zk.sync(path);
-            const { data, stat } = await zk.getData(path);
-            syncReads.push({ client: c.name, key, invoke, complete: performance.now(), outcome: "ok", input: { f: "read" }, output: { value: text(data), version: stat.version } });
-          } catch {
-            // a lost sync or read: nothing to report
-          }
-          const r = await call(c, key, { f: "read" }, () => zk.getData(path, undefined, { linearizable: true }), ({ data, stat }) => ({ value: text(data), version: stat.version }));
-          if (r) c.version.set(key, r.version);
-        } else {
-          const value = `${c.name}-${++seq}`;
-          const input: RegisterInput = dice < 0.7 ? { f: "write", value } : { f: "cas", expected: known, value };
-          const version = input.f === "cas" ? input.expected : undefined;
-          // Through withRetry, as the docs advise: a lost reply is sent again and judged by the client, so a CAS
-          // that happened is never recorded as failed (the checker would find its value read later).
-          let attempts = 0;
-          const r = await call(c, key, input, () => withRetry(() => (attempts++, zk.setData(path, value, version, { uniqueData: true })), { retries: 3, baseDelay: 20, maxDelay: 200 }), (stat) => ({ version: stat.version }));
-          if (attempts > 1) {
-            const last = history[history.length - 1]!;
-            resent.set(last.outcome, (resent.get(last.outcome) ?? 0) + 1);
-          }
-          if (r) c.version.set(key, r.version);
-        }
-        await hold(2 + random() * 10); // the workload's pace
-      }
-    };
-    const workers = clients.map((c) => work(c));
-
-    const linkOf = (c: Client): FaultProxy => c.proxies.find((p) => p.connectString === c.zk.remoteAddress) ?? pick(c.proxies);
+    const linkOf = (c: Client): FaultProxy => c.proxies.find((p) => p.connectString === c.remote) ?? pick(c.proxies);
     const follower = async (): Promise<ZkServer> => {
       const leader = await ens.leader();
       return pick(ens.servers.filter((s) => s !== leader && s.running));
@@ -259,10 +319,11 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
       }
     } finally {
       running = false;
-      await Promise.all(workers);
     }
   } finally {
-    await Promise.all(clients.map((c) => c.zk?.close()));
+    running = false;
+    await Promise.all(lockers.map((l) => l.p.kill("SIGKILL").then(() => l.p.drained)));
+    await Promise.all(clients.map((c) => c.done.catch((e: Error) => hangs.push(`${c.name} (${c.runtime}): ${e.message}`))));
     await Promise.all(clients.flatMap((c) => c.proxies.map((p) => p.close())));
   }
 
@@ -279,15 +340,139 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
   const readBack = new Set(history.flatMap((op) => (op.outcome === "ok" && op.output && "value" in op.output ? [`${op.key}\u0000${op.output.value}`] : [])));
   const applied = history.filter((op) => op.outcome === "unknown" && op.input.f !== "read" && readBack.has(`${op.key}\u0000${op.input.value}`)).length;
   const why = [...errors].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(", ");
-  const summary = `history: ${o.keys.length} keys, ${history.length} ops (${perKey}), ${count("unknown")} unknown (${applied} of them read back), ${count("fail")} fail (errors: ${why || "none"}), ` +
+  const byClient = clients.map((c) => `${c.name} ${c.runtime}${c.child ? " process" : ""} ${history.filter((op) => op.client === c.name).length}`).join(", ");
+  const summary = `history: ${o.keys.length} keys, ${history.length} ops (${perKey}; clients ${byClient}), ${count("unknown")} unknown (${applied} of them read back), ${count("fail")} fail (errors: ${why || "none"}), ` +
     `writes sent again by withRetry ${[...resent].map(([k, n]) => `${k} ${n}`).join(", ") || "none"}, ${faults.length} faults, verdict ${result.verdict} (${result.keys.map((k) => k.states).reduce((a, b) => a + b, 0)} states, ${checkMs.toFixed(0)} ms; seed ${o.seed})`;
+  const locks = checkLockers(lockers);
   if (result.verdict !== "linearizable") {
     // The whole history, for a look with the checker offline (Infinity is written as null).
     const file = join(mkdtempSync(join(tmpdir(), "zk-history-")), "history.json");
     writeFileSync(file, JSON.stringify({ seed: o.seed, faults, history }));
     result.message += `\nwhole history: ${file}`;
   }
-  return { history, faults, hangs, result, checkMs, summary, syncLine };
+  return { history, faults, hangs, result, checkMs, summary, syncLine, lockProblems: locks.problems, lockLine: locks.line, lockHolds: locks.holds };
+}
+
+/** Starts `script` under `runtime`, waits for its READY and measures its hrtime against ours (as the chaos harness does). */
+async function startChild(runtime: Runtime, script: string, id: string, args: string[]): Promise<LineProcess> {
+  const [cmd, base] = runtimeCommand(runtime, script);
+  const p = new LineProcess(id, spawn(cmd, [...base, ...args], { cwd: REPO_DIR, stdio: ["pipe", "pipe", "pipe"] }));
+  try {
+    await p.expect("READY", 30_000);
+    // Node's hrtime is CLOCK_MONOTONIC, like ours on Node (offset 0, exactly); Bun's and Deno's start at their process start.
+    if (runtime !== "node" || RUNTIME !== "node") await p.syncClock(5);
+    return p;
+  } catch (e) {
+    await p.kill("SIGKILL");
+    throw e;
+  }
+}
+
+const PARTICIPANT = fileURLToPath(new URL("./history-participant.ts", (import.meta as { url: string }).url));
+
+/** What history-participant.ts is given on its command line. */
+export interface HistoryClientSpec {
+  runtime: Runtime;
+  connectString: string; // its fault proxies
+  root: string;
+  keys: readonly string[];
+  name: string;
+  seed: number;
+  sessionTimeout: number;
+  deadlineMs: number;
+}
+
+/** The command line history-participant.ts parses back (historyClientSpec). */
+export function historyClientArgs(s: HistoryClientSpec): string[] {
+  return [s.connectString, s.root, s.keys.join(","), s.name, String(s.seed), String(s.sessionTimeout), String(s.deadlineMs)];
+}
+
+/**
+ * Starts a client as a child process and waits for its READY; each of its OP lines is mapped onto this
+ * process's performance.now() clock and given to `report`. Resolves once `running()` has turned false, the
+ * child has been told to stop, and every line it wrote is in. A child's stamps are on its own hrtime: the
+ * offset is measured (syncClock, as for the chaos participants) and each interval widened by its error,
+ * which can only make the check more lenient, never report a violation that did not happen.
+ */
+export async function spawnHistoryClient(spec: HistoryClientSpec, report: (r: OpReport) => void, running: () => boolean): Promise<{ done: Promise<void> }> {
+  const p = await startChild(spec.runtime, PARTICIPANT, spec.name, historyClientArgs(spec));
+  // performance.now() = hrtime - hrBase (ms); the child's hrtime = ours + clockOffsetNs.
+  const hrBaseMs = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+  const shiftMs = Number(p.clockOffsetNs) / 1e6 + hrBaseMs;
+  const errMs = Number(p.clockErrorNs) / 1e6;
+  const map = (op: HistoryOp): HistoryOp => ({ ...op, invoke: op.invoke - shiftMs - errMs, complete: op.complete === null ? Infinity : op.complete - shiftMs + errMs });
+  const off = p.onLine((l) => {
+    if (l.kind !== "OP") return;
+    const r = JSON.parse(l.line.slice(3)) as OpReport;
+    report({ ...r, op: map(r.op), ...(r.syncRead ? { syncRead: map(r.syncRead) } : {}) });
+  });
+  const done = (async () => {
+    while (running() && p.alive) await hold(100);
+    p.send("stop");
+    const timer = setTimeout(() => void p.kill("SIGKILL"), spec.deadlineMs + 15_000);
+    const code = await p.exited;
+    await p.drained;
+    clearTimeout(timer);
+    off();
+    if (code !== 0) throw new Error(`${spec.runtime} client exited ${code}; ${p.describe().slice(-1500)}`);
+  })();
+  return { done };
+}
+
+const LOCKER = fileURLToPath(new URL("./lock-participant.ts", (import.meta as { url: string }).url));
+
+interface Locker {
+  runtime: Runtime;
+  p: LineProcess;
+  toMs: (ns: bigint, widen: -1 | 1) => number; // a stamp of the child's on our performance.now() clock
+}
+
+/** A lock-participant.ts process taking a Lock on root/lock in turns, writing its token to root/fence while held. */
+async function spawnLocker(runtime: Runtime, connectString: string, root: string, id: string, sessionTimeout: number): Promise<Locker> {
+  const p = await startChild(runtime, LOCKER, id, [connectString, `${root}/lock`, id, String(sessionTimeout), "lock:curator", "30", `${root}/fence`]);
+  const hrBaseNs = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
+  return { runtime, p, toMs: (ns, widen) => Number(ns - p.clockOffsetNs - hrBaseNs + BigInt(widen) * p.clockErrorNs) / 1e6 };
+}
+
+/**
+ * The lockers' holds from their own logs: HOLD (learnt it holds) to FREE (the last moment it still held; a hold
+ * cut short by the end of the run ends at its last FENCED stamp). Holds are narrowed by the clock error (a
+ * hold is only claimed where it surely was), then checkExclusive; and the tokens the guarded writes left on
+ * root/fence, in version order, must never go back (a stale holder's write would).
+ */
+function checkLockers(lockers: readonly Locker[]): { problems: string[]; line: string; holds: Hold[] } {
+  if (lockers.length === 0) return { problems: [], line: "", holds: [] };
+  const holds: Hold[] = [];
+  const fenced: { version: number; token: bigint; by: string }[] = [];
+  let unfenced = 0;
+  for (const l of lockers) {
+    let open: Hold | null = null;
+    let lastNs = 0n;
+    for (const line of l.p.lines) {
+      const [kind, ...a] = line.line.split(" ");
+      if (kind === "HOLD") {
+        open = { holder: l.p.id, acquired: l.toMs(BigInt(a[0]), 1), released: Infinity, token: BigInt(a[2]) };
+        lastNs = BigInt(a[0]);
+      } else if (kind === "FREE" && open) {
+        holds.push({ ...open, released: l.toMs(BigInt(a[0]), -1) });
+        open = null;
+      } else if (kind === "FENCED") {
+        fenced.push({ version: Number(a[0]), token: BigInt(a[1]), by: l.p.id });
+        if (open) lastNs = BigInt(a[2]);
+      } else if (kind === "UNFENCED") unfenced++;
+    }
+    if (open) holds.push({ ...open, released: l.toMs(lastNs, -1) });
+  }
+  const checked = holds.filter((h) => h.released >= h.acquired);
+  const problems = checkExclusive(checked);
+  fenced.sort((x, y) => x.version - y.version);
+  for (let i = 1; i < fenced.length; i++) {
+    const [a, b] = [fenced[i - 1], fenced[i]];
+    if (b.version === a.version) problems.push(`two guarded writes at fence version ${a.version} (${a.by}, ${b.by})`);
+    if (b.token < a.token) problems.push(`fence v${b.version}: token ${b.token} (${b.by}) after ${a.token} (${a.by})`);
+  }
+  const who = lockers.map((l) => `${l.p.id} ${l.runtime} ${holds.filter((h) => h.holder === l.p.id).length}`).join(", ");
+  return { problems, holds: checked, line: `lock: ${holds.length} holds (${who}), ${fenced.length} guarded writes committed, ${unfenced} refused, ${problems.length} problems` };
 }
 
 /**

@@ -1,17 +1,19 @@
 // A zookeeper-ts Lock or LeaderElection participant as its own OS process, on the line protocol of
 // test/interop/MutexParticipant.java and kazoo_participant.py (stamps: process.hrtime.bigint()):
-//   npx tsx test/support/lock-participant.ts <connectString> <path> <id> <sessionMs> <MODE> [holdMs]
+//   npx tsx test/support/lock-participant.ts <connectString> <path> <id> <sessionMs> <MODE> [holdMs] [fencePath]
+// With fencePath (lock mode), each moment of a hold also writes the token to fencePath through the lock's
+// guarded transaction: FENCED <version> <token> <ns> when it committed (<ns>: a moment it was held), UNFENCED <code> when it did not.
 //   MODE: lock:NAMING | read:NAMING | write:NAMING (a ReadWriteLock's side) | sem:NAMING:PERMITS (a Semaphore lease) | election:PROTOCOL
 //   READY | HOLD <ns> <ms> <token> | FREE <ns> <ms> (the last moment isHeld was still true) | WATCH <path> <ns> <ms>
 //   ELECTED <ns> <ms> <token> | REVOKED <ns> <ms> <reason> | STATE ... | LEADER | PARTICIPANTS | SERVER | CLOCK | CLOSED
 // stdin: close, leader?, participants?, server?, has?, clock? (EOF = close).
 import process from "node:process";
-import { ZooKeeper } from "../../src/index.ts";
+import { ZooKeeper, isZooKeeperError, type Transaction } from "../../src/index.ts";
 import { LeaderElection, Lock, ReadWriteLock, Semaphore, type ElectionProtocol, type LockNaming, type SemaphoreLease } from "../../src/recipes/index.ts";
 import { emit, readyGate, reportElection, serveCommands, stamp } from "./participant-kit.ts";
 import { hold } from "./wait.ts";
 
-const [connectString, path, id, sessionArg, modeArg, holdArg] = process.argv.slice(2);
+const [connectString, path, id, sessionArg, modeArg, holdArg, fencePath] = process.argv.slice(2);
 const [mode, variant] = (modeArg ?? "").split(":");
 if (!connectString || !path || id === undefined || !["lock", "election", "read", "write", "sem"].includes(mode)) {
   process.stderr.write("usage: lock-participant.ts <connectString> <path> <id> <sessionMs> <lock:NAMING|read:NAMING|write:NAMING|sem:NAMING:PERMITS|election:PROTOCOL> [holdMs]\n");
@@ -31,6 +33,7 @@ interface Held {
   held(): boolean;
   token: string;
   release(): Promise<void>;
+  guarded?(): Transaction; // a transaction that commits only while held (Lock)
 }
 if (mode === "election") {
   election = new LeaderElection(zk, path, { id, protocol: variant as ElectionProtocol });
@@ -55,7 +58,7 @@ if (mode === "election") {
     releaseAll = () => l.release();
     take = async () => {
       await l.acquire();
-      return { held: () => l.isHeld, token: String(l.token), release: () => l.release() };
+      return { held: () => l.isHeld, token: String(l.token), release: () => l.release(), ...(l instanceof Lock ? { guarded: () => l.transaction() } : {}) };
     };
   }
   void (async () => {
@@ -73,6 +76,14 @@ if (mode === "election") {
               const at = process.hrtime.bigint();
               if (!h.held()) break;
               last = at;
+              if (fencePath && h.guarded) {
+                try {
+                  const r = (await h.guarded().setData(fencePath, h.token).commit()).find((x) => x.type === "setData");
+                  if (r?.type === "setData") emit(`FENCED ${r.stat.version} ${h.token} ${at}`);
+                } catch (e) {
+                  emit(`UNFENCED ${isZooKeeperError(e) ? e.codeName : (e as Error).name}`);
+                }
+              }
               await hold(2);
             }
             emit(`FREE ${last} ${Date.now()}`);
