@@ -6,7 +6,9 @@
 // All 60 clients do work throughout (a paced loop of setData, getData and exists on a znode of their own, from
 // before the growth until after the shrink): every failure is CONNECTIONLOSS, and every loop makes progress again
 // after each move.
-import { afterAll, beforeAll } from "../support/bdd.ts";
+// On a 3.4.13 server (started explicitly, whatever ZK_SERVER says), which has no reconfig: the tracker says once
+// that it is off and why, and the client works on.
+import { afterAll, beforeAll, describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import console from "node:console";
 import { setTimeout as delay } from "node:timers/promises";
@@ -14,7 +16,7 @@ import { ErrorCode, ZooKeeper, ZooKeeperError, digestId } from "../../src/index.
 import type { EnsembleEvent } from "../../src/index.ts";
 import { type FaultProxy, startFaultProxy } from "../support/fault-proxy.ts";
 import { ReconfigEnsemble } from "../support/zk-reconfig.ts";
-import { sharedServer, startStandalone } from "../support/zk-server.ts";
+import { type ZkServer, sharedServer, startStandalone } from "../support/zk-server.ts";
 import { describeFrom, itFrom } from "../support/zk-line.ts";
 import { uniqueRoot, until } from "./client-util.ts";
 
@@ -247,5 +249,52 @@ describeFrom("3.5", "the ensemble tracker on a growing and shrinking ensemble", 
     } finally {
       await locked.close();
     }
+  }, 120_000);
+});
+
+describe("the ensemble tracker on ZooKeeper 3.4, which has no reconfig", () => {
+  let server: ZkServer;
+
+  beforeAll(async () => {
+    server = await startStandalone({ line: "3.4" }); // fetched from Debian's archive on first use; fails, never skips
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("default options: exactly one 'off' event saying the server is 3.4, and the client works on; trackEnsemble: false: no event", async () => {
+    const root = uniqueRoot("tracker-34");
+    const use = async (options: { trackEnsemble?: boolean }): Promise<EnsembleEvent[]> => {
+      const zk = await ZooKeeper.connect(server.connectString, { sessionTimeout: 20_000, ...options });
+      const events: EnsembleEvent[] = [];
+      zk.on("ensemble", (e) => events.push(e));
+      try {
+        assert.equal(zk.serverFeatures.generation, "3.4");
+        if (options.trackEnsemble !== false) await until("the ensemble event", () => events.length > 0);
+        // The client works on: writes, reads and a watch, then a round trip after which nothing more may come.
+        const path = `${root}-${options.trackEnsemble === false ? "off" : "default"}`;
+        await zk.create(path, new TextEncoder().encode("a"));
+        let fired = false;
+        await zk.getData(path, () => (fired = true));
+        await zk.setData(path, new TextEncoder().encode("b"));
+        await until("the data watch fired", () => fired);
+        assert.equal(new TextDecoder().decode((await zk.getData(path)).data!), "b");
+        await zk.delete(path);
+        await zk.sync("/");
+        assert.equal(zk.state, "connected");
+        return events;
+      } finally {
+        await zk.close();
+      }
+    };
+    const events = await use({});
+    assert.equal(events.length, 1, `one event: ${JSON.stringify(events, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`);
+    const [off] = events;
+    assert.equal(off!.type, "off");
+    const reason = (off as { reason: string }).reason;
+    assert.match(reason, /the server is ZooKeeper 3\.4, which has no \/zookeeper\/config/);
+    console.log(`[ensemble-tracker] 3.4.13, default options: ${JSON.stringify(off)}`);
+    assert.deepEqual(await use({ trackEnsemble: false }), [], "trackEnsemble: false: no event");
   }, 120_000);
 });
