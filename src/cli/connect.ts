@@ -1,5 +1,5 @@
 // From the global options to ZooKeeper.connect(): server list, connect timeout, TLS files (checked here, then
-// given as file options, read again for each connection: a long-running `zkts elect`/`supervise`/`watch`
+// given as file options, read again for each connection: a long-running `zkts elect`/`lock`/`watch`
 // picks up a rotated certificate or CA at its next reconnect), SASL
 // DIGEST-MD5 (the password from a file or $ZK_SASL_PASSWORD, never from the command line), SASL GSSAPI
 // (Kerberos: a keytab, else the ccache of $KRB5CCNAME), digest auth.
