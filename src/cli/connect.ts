@@ -1,4 +1,6 @@
-// From the global options to ZooKeeper.connect(): server list, connect timeout, TLS files, SASL
+// From the global options to ZooKeeper.connect(): server list, connect timeout, TLS files (checked here, then
+// given as file options, read again for each connection: a long-running `zkts elect`/`lock`/`watch`
+// picks up a rotated certificate or CA at its next reconnect), SASL
 // DIGEST-MD5 (the password from a file or $ZK_SASL_PASSWORD, never from the command line), SASL GSSAPI
 // (Kerberos: a keytab, else the ccache of $KRB5CCNAME), digest auth.
 import { readFileSync } from "node:fs";
@@ -32,9 +34,15 @@ export function target(globals: Parsed["values"]): Target {
   const servername = str(globals, "tls-servername");
   if ((cert === undefined) !== (key === undefined)) throw new UsageError("--tls-cert and --tls-key go together");
   if (ca !== undefined || cert !== undefined || servername !== undefined) {
+    // Read once now, so that a missing or unreadable file is a usage error at the start.
+    if (ca !== undefined) readOption(ca, "--tls-ca");
+    if (cert !== undefined) {
+      readOption(cert, "--tls-cert");
+      readOption(key!, "--tls-key");
+    }
     options.tls = {
-      ...(ca !== undefined ? { ca: readOption(ca, "--tls-ca") } : {}),
-      ...(cert !== undefined ? { cert: readOption(cert, "--tls-cert"), key: readOption(key!, "--tls-key") } : {}),
+      ...(ca !== undefined ? { caFile: ca } : {}),
+      ...(cert !== undefined ? { certFile: cert, keyFile: key! } : {}),
       ...(servername !== undefined ? { servername } : {}),
     };
   }

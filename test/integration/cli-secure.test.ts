@@ -1,14 +1,17 @@
 // zkts on secure servers (real ZooKeeper 3.8.0): mutual TLS from --tls-ca/--tls-cert/--tls-key, and
 // SASL DIGEST-MD5 from --sasl-user with the password in a file or $ZK_SASL_PASSWORD; a wrong password
-// or a missing CA is exit 1 with the reason on stderr.
+// or a missing CA is exit 1 with the reason on stderr. The TLS files are read again for each connection: a
+// long-running `zkts watch` reconnects with a rotated CA and client certificate after the server restarts with
+// new ones; a missing file is still a usage error (exit 2) at the start.
 import { describe, it } from "../support/bdd.ts";
 import { beforeAll, afterAll } from "../support/secure-hooks.ts";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSaslServer, startTlsServer, type SaslServer, type TlsServer } from "../support/secure-server.ts";
-import { zkts } from "../support/cli-run.ts";
+import { startCli, zkts } from "../support/cli-run.ts";
+import { rotatingCertificates } from "../support/secure.ts";
 
 describe("zkts with TLS and SASL (real ZooKeeper 3.8.0)", () => {
   let tls: TlsServer;
@@ -55,4 +58,39 @@ describe("zkts with TLS and SASL (real ZooKeeper 3.8.0)", () => {
     assert.equal(none.code, 2);
     assert.match(none.err, /needs --sasl-password-file FILE or \$ZK_SASL_PASSWORD/);
   }, 60_000);
+
+  it("a long-running zkts watch reconnects with rotated TLS files (new CA, server and client certificate); a missing file is exit 2", async () => {
+    const root = join(dir, "rotation");
+    mkdirSync(root);
+    const certs = await rotatingCertificates(root);
+    const server = await startTlsServer({ certs: certs.live, clientAuth: "need" });
+    try {
+      const { caFile, certFile, keyFile } = certs.client;
+      const args = ["--server", server.connectString, "--tls-ca", caFile, "--tls-cert", certFile, "--tls-key", keyFile, "--tls-servername", "localhost"];
+      const made = await zkts([...args, "create", "/cli-rotation", "gen1"]);
+      assert.deepEqual([made.code, made.err], [0, ""]);
+      const watch = await startCli([...args, "watch", "/cli-rotation"], { killAfterMs: 120_000 });
+      try {
+        await watch.waitForErr("zkts watch: watching /cli-rotation");
+        certs.install(certs.gen2);
+        await server.server.kill();
+        await server.server.start(); // it trusts only gen2's CA now, and presents gen2's certificate
+        const set = await zkts([...args, "set", "/cli-rotation", "gen2"]);
+        assert.deepEqual([set.code, set.err], [0, ""]);
+        // The event comes only once the watching process has reconnected, which needs the rotated files.
+        await watch.waitForOutput("NodeDataChanged /cli-rotation");
+      } finally {
+        watch.child.kill("SIGINT");
+        await watch.done;
+      }
+      for (const flag of ["--tls-cert", "--tls-key"]) {
+        const missing = args.map((a, i) => (args[i - 1] === flag ? join(root, "absent.pem") : a));
+        const r = await zkts([...missing, "watch", "/cli-rotation"]);
+        assert.equal(r.code, 2, r.err);
+        assert.match(r.err, new RegExp(`${flag}: cannot read .*absent\\.pem`));
+      }
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 });

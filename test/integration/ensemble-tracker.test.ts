@@ -3,14 +3,20 @@
 // No session is lost; after the growth the tracking clients that moved are counted against the rule's 99.99%
 // binomial interval (each client whose server stays moves with probability 1 - 3/5 = 0.4, to server 4 or 5);
 // after the shrink every tracking client is on servers 1-3 and those of 4 and 5 moved; the others never moved.
-import { afterAll, beforeAll } from "../support/bdd.ts";
+// All 60 clients do work throughout (a paced loop of setData, getData and exists on a znode of their own, from
+// before the growth until after the shrink): every failure is CONNECTIONLOSS, and every loop makes progress again
+// after each move.
+// On a 3.4.13 server (started explicitly, whatever ZK_SERVER says), which has no reconfig: the tracker says once
+// that it is off and why, and the client works on.
+import { afterAll, beforeAll, describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import console from "node:console";
-import { ZooKeeper, digestId } from "../../src/index.ts";
+import { setTimeout as delay } from "node:timers/promises";
+import { ErrorCode, ZooKeeper, ZooKeeperError, digestId } from "../../src/index.ts";
 import type { EnsembleEvent } from "../../src/index.ts";
 import { type FaultProxy, startFaultProxy } from "../support/fault-proxy.ts";
 import { ReconfigEnsemble } from "../support/zk-reconfig.ts";
-import { sharedServer, startStandalone } from "../support/zk-server.ts";
+import { type ZkServer, sharedServer, startStandalone } from "../support/zk-server.ts";
 import { describeFrom, itFrom } from "../support/zk-line.ts";
 import { uniqueRoot, until } from "./client-util.ts";
 
@@ -22,6 +28,12 @@ const UNTRACKED = 20;
  */
 const P_MOVE = 1 - 3 / 5;
 const Z = 3.89;
+/** Each client's loop: three requests, then this pause (about 4 requests a second per client, 240 in all). */
+const PACE_MS = 750;
+
+/** The workload's phases: a "...ing" phase runs from the reconfig's request until every client has settled. */
+const PHASES = ["before", "growing", "grown", "shrinking", "shrunk"] as const;
+type Phase = (typeof PHASES)[number];
 
 interface Client {
   zk: ZooKeeper;
@@ -29,6 +41,12 @@ interface Client {
   events: EnsembleEvent[];
   states: string[];
   chroot: string;
+  /** The client's own znode (as the client names it, inside its chroot). */
+  path: string;
+  /** Requests that succeeded, by the phase they were sent in. */
+  ok: Record<Phase, number>;
+  /** Requests that failed, by the phase they were sent in. */
+  failed: { phase: Phase; op: string; error: unknown }[];
 }
 
 describeFrom("3.5", "the ensemble tracker on a growing and shrinking ensemble", () => {
@@ -37,12 +55,41 @@ describeFrom("3.5", "the ensemble tracker on a growing and shrinking ensemble", 
   const tracked: Client[] = [];
   const untracked: Client[] = [];
   const root = uniqueRoot("tracker");
+  let phase: Phase = "before";
+  let working = true;
+  const loops: Promise<void>[] = [];
+
+  /** A client's workload: setData, getData and exists on its own znode, paced, each outcome recorded. */
+  const work = async (c: Client): Promise<void> => {
+    const ops: [string, () => Promise<unknown>][] = [
+      ["setData", () => c.zk.setData(c.path, new TextEncoder().encode(String(Date.now())))],
+      ["getData", () => c.zk.getData(c.path)],
+      ["exists", () => c.zk.exists(c.path)],
+    ];
+    while (working) {
+      for (const [op, call] of ops) {
+        const at = phase;
+        try {
+          await call();
+          c.ok[at]++;
+        } catch (error) {
+          c.failed.push({ phase: at, op, error });
+        }
+      }
+      await delay(PACE_MS);
+    }
+  };
+  const stopWork = async (): Promise<void> => {
+    working = false;
+    await Promise.all(loops);
+  };
 
   beforeAll(async () => {
     ens = await ReconfigEnsemble.start(3);
   });
 
   afterAll(async () => {
+    await stopWork();
     await Promise.all([...tracked, ...untracked].map((c) => c.zk.close()));
     await admin?.close();
     await ens?.close();
@@ -60,10 +107,14 @@ describeFrom("3.5", "the ensemble tracker on a growing and shrinking ensemble", 
   itFrom("3.5", "3 -> 5 -> 3: sessions kept, the spread within the rule's bounds; trackEnsemble: false stays put", async () => {
     admin = await ZooKeeper.connect(ens.connectString([1, 2, 3]), { sessionTimeout: 20_000, trackEnsemble: false });
     await admin.create(root);
+    await admin.create(`${root}/w`);
     const connect = async (i: number, track: boolean): Promise<Client> => {
       const chroot = track && i % 2 === 0 ? root : "";
+      const name = `/w/${track ? "t" : "u"}${i}`;
+      await admin.create(root + name);
       const zk = await ZooKeeper.connect(ens.connectString([1, 2, 3]) + chroot, { sessionTimeout: 20_000, trackEnsemble: track });
-      const c: Client = { zk, id: zk.sessionId, events: [], states: [], chroot };
+      const ok = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>;
+      const c: Client = { zk, id: zk.sessionId, events: [], states: [], chroot, path: chroot ? name : root + name, ok, failed: [] };
       zk.on("ensemble", (e) => c.events.push(e));
       zk.on("state", (s) => c.states.push(s));
       return c;
@@ -72,12 +123,18 @@ describeFrom("3.5", "the ensemble tracker on a growing and shrinking ensemble", 
     for (let i = 0; i < UNTRACKED; i++) untracked.push(await connect(i, false));
     await until("every tracking client tracks", () => tracked.every((c) => c.events.some((e) => e.type === "tracking")), 60_000);
     const before = spread(tracked, [1, 2, 3, 4, 5]);
+    const all = [...tracked, ...untracked];
+    for (const c of all) loops.push(work(c));
+    /** Every client's loop has had a request succeed in the current phase. */
+    const progress = (what: string) => until(`every client's loop made progress ${what}`, () => all.every((c) => c.ok[phase] > 0), 60_000);
+    await progress("before the growth");
 
     // Grow 3 -> 5 in one reconfig.
     const first = await admin.getConfig();
     const current = first.servers.map((s) => ens.members.get(s.id)!.spec);
     const four = await ens.addServer(4, current);
     const five = await ens.addServer(5, current);
+    phase = "growing";
     const grown = await admin.reconfig({ joining: [four.spec, five.spec], fromConfig: first.version });
     assert.deepEqual(grown.servers.map((s) => s.id).sort(), [1, 2, 3, 4, 5]);
     const settled = (version: bigint | undefined) => (c: Client): boolean => lastUpdate(c)?.version === version && c.zk.state === "connected";
@@ -85,6 +142,8 @@ describeFrom("3.5", "the ensemble tracker on a growing and shrinking ensemble", 
     const moved = tracked.filter((c) => lastUpdate(c)!.moved);
     await until("every client that moved is on server 4 or 5", () => moved.every((c) => [4, 5].includes(serverOf(c) ?? 0)), 60_000);
     const afterGrowth = spread(tracked, [1, 2, 3, 4, 5]);
+    phase = "grown";
+    await progress("after the growth");
     const mean = TRACKED * P_MOVE;
     const half = Z * Math.sqrt(TRACKED * P_MOVE * (1 - P_MOVE));
     assert.equal(afterGrowth[3]! + afterGrowth[4]!, moved.length, "exactly the movers are on the new servers");
@@ -93,10 +152,38 @@ describeFrom("3.5", "the ensemble tracker on a growing and shrinking ensemble", 
 
     // Shrink 5 -> 3: the clients of 4 and 5 must move; the others stay.
     const onRemoved = tracked.filter((c) => [4, 5].includes(serverOf(c) ?? 0)).length;
+    phase = "shrinking";
     const shrunk = await admin.reconfig({ leaving: [4, 5], fromConfig: grown.version });
     assert.deepEqual(shrunk.servers.map((s) => s.id).sort(), [1, 2, 3]);
     await until("every tracking client took the 3-server list, on servers 1-3", () => tracked.every((c) => settled(shrunk.version)(c) && [1, 2, 3].includes(serverOf(c) ?? 0)), 60_000);
     const afterShrink = spread(tracked, [1, 2, 3, 4, 5]);
+    phase = "shrunk";
+    await progress("after the shrink");
+    await stopWork();
+
+    // The workload: requests that succeeded and failures by code, per phase; then every failure must be a
+    // CONNECTIONLOSS (sent: it may have happened; not sent: it did not).
+    const codeOf = (e: unknown): string => (e instanceof ZooKeeperError ? e.codeName : `not a ZooKeeperError: ${String(e)}`);
+    const failures = all.flatMap((c) => c.failed);
+    const cell = (p: Phase): string => {
+      const here = failures.filter((f) => f.phase === p);
+      const codes = [...new Set(here.map((f) => codeOf(f.error)))].map((code) => {
+        const of = here.filter((f) => codeOf(f.error) === code);
+        const sent = of.filter((f) => (f.error as { sent?: boolean }).sent === true).length;
+        const unsent = of.filter((f) => (f.error as { sent?: boolean }).sent === false).length;
+        return `${code} ${of.length} (sent ${sent}, not sent ${unsent})`;
+      });
+      return codes.length ? codes.join("; ") : "none";
+    };
+    const least = (p: Phase): number => Math.min(...all.map((c) => c.ok[p]));
+    console.log([
+      `[ensemble-tracker] workload: ${all.length} clients, setData + getData + exists every ${PACE_MS} ms each`,
+      `${"phase".padEnd(11)}${"ok".padStart(7)}${"least/client".padStart(14)}   failures by code`,
+      ...PHASES.map((p) => `${p.padEnd(11)}${String(all.reduce((n, c) => n + c.ok[p], 0)).padStart(7)}${String(least(p)).padStart(14)}   ${cell(p)}`),
+    ].join("\n"));
+    for (const f of failures) {
+      assert.ok(f.error instanceof ZooKeeperError && f.error.code === ErrorCode.CONNECTIONLOSS, `${f.op} in phase ${f.phase} failed with ${codeOf(f.error)}`);
+    }
     await Promise.all([4, 5].map((id) => ens.members.get(id)!.server.close()));
 
     // No session lost: the same session ids, none expired, every client (and its chroot) works.
@@ -105,7 +192,7 @@ describeFrom("3.5", "the ensemble tracker on a growing and shrinking ensemble", 
       assert.ok(!c.states.includes("expired"), "no expiry");
       await c.zk.create(`/${c.chroot ? "" : root.slice(1) + "/"}n-${c.id.toString(16)}`);
     }
-    const made = await admin.getChildren(root);
+    const made = (await admin.getChildren(root)).filter((k) => k.startsWith("n-"));
     assert.equal(made.length, TRACKED + UNTRACKED, "every client wrote (the chroot kept)");
     for (const c of untracked) assert.deepEqual(c.events, [], "trackEnsemble: false: no events");
 
@@ -162,5 +249,52 @@ describeFrom("3.5", "the ensemble tracker on a growing and shrinking ensemble", 
     } finally {
       await locked.close();
     }
+  }, 120_000);
+});
+
+describe("the ensemble tracker on ZooKeeper 3.4, which has no reconfig", () => {
+  let server: ZkServer;
+
+  beforeAll(async () => {
+    server = await startStandalone({ line: "3.4" }); // fetched from Debian's archive on first use; fails, never skips
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("default options: exactly one 'off' event saying the server is 3.4, and the client works on; trackEnsemble: false: no event", async () => {
+    const root = uniqueRoot("tracker-34");
+    const use = async (options: { trackEnsemble?: boolean }): Promise<EnsembleEvent[]> => {
+      const zk = await ZooKeeper.connect(server.connectString, { sessionTimeout: 20_000, ...options });
+      const events: EnsembleEvent[] = [];
+      zk.on("ensemble", (e) => events.push(e));
+      try {
+        assert.equal(zk.serverFeatures.generation, "3.4");
+        if (options.trackEnsemble !== false) await until("the ensemble event", () => events.length > 0);
+        // The client works on: writes, reads and a watch, then a round trip after which nothing more may come.
+        const path = `${root}-${options.trackEnsemble === false ? "off" : "default"}`;
+        await zk.create(path, new TextEncoder().encode("a"));
+        let fired = false;
+        await zk.getData(path, () => (fired = true));
+        await zk.setData(path, new TextEncoder().encode("b"));
+        await until("the data watch fired", () => fired);
+        assert.equal(new TextDecoder().decode((await zk.getData(path)).data!), "b");
+        await zk.delete(path);
+        await zk.sync("/");
+        assert.equal(zk.state, "connected");
+        return events;
+      } finally {
+        await zk.close();
+      }
+    };
+    const events = await use({});
+    assert.equal(events.length, 1, `one event: ${JSON.stringify(events, (_k, v) => (typeof v === "bigint" ? String(v) : v))}`);
+    const [off] = events;
+    assert.equal(off!.type, "off");
+    const reason = (off as { reason: string }).reason;
+    assert.match(reason, /the server is ZooKeeper 3\.4, which has no \/zookeeper\/config/);
+    console.log(`[ensemble-tracker] 3.4.13, default options: ${JSON.stringify(off)}`);
+    assert.deepEqual(await use({ trackEnsemble: false }), [], "trackEnsemble: false: no event");
   }, 120_000);
 });

@@ -6,35 +6,27 @@
 import { describe, it } from "../support/bdd.ts";
 import { beforeAll, afterAll } from "../support/secure-hooks.ts";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, ZooKeeper, ZooKeeperError, type ConnectOptions, type Logger, type TlsOptions } from "../../src/index.ts";
 import { startFaultProxy } from "../support/fault-proxy.ts";
-import { makeCertificates, type Certificates } from "../support/secure.ts";
+import { rotatingCertificates, type Certificates } from "../support/secure.ts";
 import { startTlsServer, type TlsServer } from "../support/secure-server.ts";
 import { until, untilState } from "../support/wait.ts";
 
 let root: string;
 let gen1: Certificates;
 let gen2: Certificates;
-let live: Certificates; // gen1's names, the server's files in a directory of ours (replaced to rotate)
 let clientDir: string; // the clients' files: ca.crt, client.crt, client.key
+/** Puts a generation's material in place: the server's files and the clients' three. */
+let install: (g: Certificates) => void;
 let server: TlsServer;
 const open: ZooKeeper[] = [];
 
 const clientFile = (name: "ca.crt" | "client.crt" | "client.key"): string => join(clientDir, name);
 const fileTls: TlsOptions = {};
-
-/** Puts `g`'s material in place: the server's keystore and trust store, and the clients' three files. */
-function install(g: Certificates): void {
-  copyFileSync(g.serverKeystore, live.serverKeystore);
-  copyFileSync(g.caCert, live.caCert);
-  copyFileSync(g.caCert, clientFile("ca.crt"));
-  copyFileSync(g.clientCert, clientFile("client.crt"));
-  copyFileSync(g.clientKey, clientFile("client.key"));
-}
 
 /** A logger keeping the debug lines (the session logs each failed attempt there). */
 function recorder(): { logger: Logger; lines: string[] } {
@@ -52,13 +44,11 @@ async function connect(connectString: string, options: ConnectOptions): Promise<
 describe("TLS material rotated under running clients (real ZooKeeper 3.8.0, ssl.clientAuth=need)", () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "zk-ts-rotation-"));
-    for (const d of ["gen1", "gen2", "server", "client"]) mkdirSync(join(root, d));
-    [gen1, gen2] = await Promise.all([makeCertificates(join(root, "gen1")), makeCertificates(join(root, "gen2"))]);
-    live = { ...gen1, serverKeystore: join(root, "server", "keystore.pem"), caCert: join(root, "server", "ca.crt") };
-    clientDir = join(root, "client");
-    Object.assign(fileTls, { caFile: clientFile("ca.crt"), certFile: clientFile("client.crt"), keyFile: clientFile("client.key") });
-    install(gen1);
-    server = await startTlsServer({ certs: live, clientAuth: "need" });
+    const certs = await rotatingCertificates(root);
+    ({ gen1, gen2, install } = certs);
+    clientDir = certs.client.dir;
+    Object.assign(fileTls, { caFile: certs.client.caFile, certFile: certs.client.certFile, keyFile: certs.client.keyFile });
+    server = await startTlsServer({ certs: certs.live, clientAuth: "need" });
   }, 120_000);
 
   afterAll(async () => {

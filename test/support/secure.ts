@@ -1,7 +1,7 @@
 // Test material for secure servers: throwaway certificates (openssl, RSA 2048, 7 days) and JAAS
 // files, in the shapes verified against a ZooKeeper 3.8.0 server.
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface Certificates {
@@ -87,6 +87,36 @@ export function clientTlsOptions(certs: Certificates, who: "ca-only" | "client" 
   if (who === "client") return { ca, cert: read(certs.clientCert), key: read(certs.clientKey) };
   if (who === "stranger") return { ca, cert: read(certs.strangerCert), key: read(certs.strangerKey) };
   return { ca };
+}
+
+/** Two generations of certificates, and the files a rotation test replaces on disk (issue 42). */
+export interface RotatingCertificates {
+  readonly gen1: Certificates;
+  readonly gen2: Certificates;
+  /** gen1's names, except the server's keystore and CA: files of `dir/server`, replaced by install(). */
+  readonly live: Certificates;
+  /** The client's files in `dir/client` (ca.crt, client.crt, client.key), replaced by install(). */
+  readonly client: { readonly dir: string; readonly caFile: string; readonly certFile: string; readonly keyFile: string };
+  /** Puts a generation's material in place: the server's keystore and trust store, and the client's three files. */
+  install(g: Certificates): void;
+}
+
+/** Makes two generations under `root` (which must exist) and installs the first. */
+export async function rotatingCertificates(root: string): Promise<RotatingCertificates> {
+  for (const d of ["gen1", "gen2", "server", "client"]) mkdirSync(join(root, d));
+  const [gen1, gen2] = await Promise.all([makeCertificates(join(root, "gen1")), makeCertificates(join(root, "gen2"))]);
+  const live = { ...gen1, serverKeystore: join(root, "server", "keystore.pem"), caCert: join(root, "server", "ca.crt") };
+  const dir = join(root, "client");
+  const client = { dir, caFile: join(dir, "ca.crt"), certFile: join(dir, "client.crt"), keyFile: join(dir, "client.key") };
+  const install = (g: Certificates): void => {
+    copyFileSync(g.serverKeystore, live.serverKeystore);
+    copyFileSync(g.caCert, live.caCert);
+    copyFileSync(g.caCert, client.caFile);
+    copyFileSync(g.clientCert, client.certFile);
+    copyFileSync(g.clientKey, client.keyFile);
+  };
+  install(gen1);
+  return { gen1, gen2, live, client, install };
 }
 
 // JAAS config files are read by a StreamTokenizer: quoted values honour backslash escapes, and a
