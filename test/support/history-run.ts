@@ -551,7 +551,7 @@ function checkHolders(kind: HoldKind, holders: readonly Holder[], fenceVersion: 
     fenced,
     // Holds shorter than twice a Bun/Deno child's clock error are left out: where they were is not sure.
     line: `${kind}: ${holds.length} holds (${who}; ${checked.length} checked, the rest too short for the clock error), tokens ${reversed ? `went back ${reversed} times` : "increasing"}, ` +
-      `${fenced.length} writes through ${kind}.transaction() committed (+${Math.max(0, fenceVersion - fenced.length)} with the reply lost), refused ${why}, ` +
+      `${fenced.length} writes through ${kind}.transaction() committed (+${Math.max(0, fenceVersion - fenced.length)} with the reply lost), refused or lost ${why}, ` +
       `${exclusive.filter((p) => !p.startsWith("fencing token")).length} overlaps, ${problems.length} problems`,
   };
 }
