@@ -18,7 +18,7 @@ import { hold } from "./wait.ts";
 const [connectString, path, id, sessionArg, modeArg, holdArg, fencePath] = process.argv.slice(2);
 const [mode, variant] = (modeArg ?? "").split(":");
 if (!connectString || !path || id === undefined || !["lock", "election", "read", "write", "sem"].includes(mode)) {
-  process.stderr.write("usage: lock-participant.ts <connectString> <path> <id> <sessionMs> <lock:NAMING|read:NAMING|write:NAMING|sem:NAMING:PERMITS|election:PROTOCOL> [holdMs]\n");
+  process.stderr.write("usage: lock-participant.ts <connectString> <path> <id> <sessionMs> <lock:NAMING|read:NAMING|write:NAMING|sem:NAMING:PERMITS|election:PROTOCOL> [holdMs] [fencePath]\n");
   process.exit(2);
 }
 const sessionTimeout = Number(sessionArg || 6000);
