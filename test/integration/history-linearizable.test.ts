@@ -6,14 +6,16 @@
 // twice. Every call must settle, and every key's history must be linearizable
 // (test/support/linearizability.ts). The same history with one outcome mislabelled must be rejected: the
 // run is able to catch a client that reports a write as failed when it took effect. In the same run 3 lockers
-// (Node, Bun, Deno processes) take a Lock in turns: their holds, from their own logs, must never overlap, the
-// tokens they write through lock.transaction() must never go back, and a planted overlap must be caught.
+// (Node, Bun, Deno processes) take a Lock in turns and 3 electors (the same) lead a LeaderElection in turns,
+// each through fault proxies of its own (the link faults hit one of them each time as well): their holds,
+// from their own logs, must never overlap, their fencing tokens must grow, the tokens they write through
+// lock.transaction() / election.transaction() must never go back, and a planted overlap must be caught.
 import console from "node:console";
 import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { startEnsemble, type ZkEnsemble } from "../support/zk-server.ts";
-import { FAULTS, plantMislabels, runHistory } from "../support/history-run.ts";
-import { checkExclusive, checkLinearizable, registerModel } from "../support/linearizability.ts";
+import { FAULTS, plantHoldViolations, plantMislabels, runHistory } from "../support/history-run.ts";
+import { checkLinearizable, registerModel } from "../support/linearizability.ts";
 import { uniqueRoot } from "./client-util.ts";
 
 describe("history of reads, writes and cas under faults (3 servers)", () => {
@@ -26,24 +28,27 @@ describe("history of reads, writes and cas under faults (3 servers)", () => {
     ens = await startEnsemble();
     const seed = Number(process.env.HISTORY_SEED ?? Date.now() % 1_000_000);
     const run = await runHistory(ens, {
-      root: uniqueRoot("history"), keys: ["a", "b", "c"], clients: 2, children: ["bun", "deno"], lockers: ["node", "bun", "deno"], rounds: 2 * FAULTS.length, steadyMs: 1500, stopMs: [1500, 4000], seed,
+      root: uniqueRoot("history"), keys: ["a", "b", "c"], clients: 2, children: ["bun", "deno"], lockers: ["node", "bun", "deno"], electors: ["node", "bun", "deno"], rounds: 2 * FAULTS.length, steadyMs: 1500, stopMs: [1500, 4000], seed,
     });
     console.log(`[history] faults: ${run.faults.join("; ")}`);
     console.log(`[history] ${run.summary}`);
     console.log(`[history] ${run.syncLine}`);
-    console.log(`[history] ${run.lockLine}`);
+    console.log(`[history] ${run.lock.line}`);
+    console.log(`[history] ${run.election.line}`);
     assert.deepEqual(run.hangs, [], "every call settled");
     assert.equal(run.result.verdict, "linearizable", run.result.message);
-    assert.deepEqual(run.lockProblems, [], "lock holds exclusive, guarded writes in token order");
-    assert.ok(/lock: ([1-9]\d*) holds/.test(run.lockLine), "the lockers held the lock");
-    // Planted: a hold of one locker stretched into the next hold of another must be caught.
-    const sorted = [...run.lockHolds].sort((a, b) => a.acquired - b.acquired);
-    const j = sorted.findIndex((h, k) => k > 0 && h.holder !== sorted[k - 1].holder);
-    assert.ok(j > 0, "two successive holds of different lockers");
-    const planted = sorted.map((h, k) => (k === j - 1 ? { ...h, released: sorted[j].acquired + 0.001 } : h));
-    const overlap = checkExclusive(planted);
-    console.log(`[history] planted a lock hold stretched into the next: ${overlap.length} problems (${overlap[0] ?? "none"})`);
-    assert.ok(overlap.length > 0, "a planted overlap of holds is caught");
+    for (const kind of ["lock", "election"] as const) {
+      const { problems, line, holds } = run[kind];
+      assert.deepEqual(problems, [], `${kind} holds exclusive, guarded writes in token order`);
+      assert.match(line, new RegExp(`^${kind}: [1-9]\\d* holds .* 0 overlaps, 0 problems$`), `the ${kind} was held, exclusively`);
+      for (const id of [1, 2, 3].map((i) => `${kind[0]}${i}`)) assert.ok(holds.some((h) => h.holder === id), `${id} (Node, Bun, Deno) held the ${kind}`);
+      const plants = plantHoldViolations(run[kind]);
+      assert.equal(plants.length, 2, `the ${kind} changed hands (a hold and a guarded write to plant in)`);
+      for (const p of plants) {
+        console.log(`[history] planted ${p.what} (${kind}): ${p.problems.length} problems (${p.problems[0] ?? "none"})`);
+        assert.ok(p.problems.length > 0, `planted ${p.what} (${kind}) not caught`);
+      }
+    }
     assert.ok(run.history.filter((op) => op.outcome === "ok").length > 200, "the workload made progress");
     for (const c of ["c1", "c2", "c3", "c4"]) assert.ok(run.history.filter((op) => op.client === c && op.outcome === "ok").length > 20, `${c} (in-process, Bun, Deno) took part`);
 

@@ -16,6 +16,14 @@
 // getData(path, { linearizable: true }) (the read, then a check of its version that the leader orders, sent
 // again while it fails). A sync + getData before it is checked as well and reported, not asserted
 // (HistoryRun.syncLine). CAS writes go through withRetry, as the docs advise.
+//
+// Holders (lock-participant.ts processes, each through fault proxies of its own): lockers take a Lock in turns
+// and electors lead a LeaderElection in turns, each writing its fencing token to a fence znode through the
+// recipe's guarded transaction (lock.transaction(), election.transaction()) while it holds. Each link fault
+// hits a register client's link and a holder's (in turn; a holder's dropped reply is its guarded multi's).
+// Their holds, by their own logs, must never overlap and their tokens must grow (checkExclusive), and the
+// tokens on the fence, in commit order, must never go back (checkFence): a holder cut off must stop writing
+// before another can take over, or have its write refused by the server.
 import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -51,6 +59,38 @@ export interface HistoryOptions {
   stopMs?: readonly number[]; // how long the leader stays SIGSTOPped, per pass through FAULTS (default [1500])
   children?: readonly Runtime[]; // more clients, each a child process under this runtime (history-participant.ts)
   lockers?: readonly Runtime[]; // processes taking a Lock on root/lock in turns (lock-participant.ts), each under this runtime
+  electors?: readonly Runtime[]; // processes leading a LeaderElection on root/election in turns (lock-participant.ts), each under this runtime
+}
+
+/** The holds of the lockers or of the electors, checked (checkHolders). */
+export interface HoldCheck {
+  /** Overlapping holds, tokens going back (checkExclusive), guarded writes out of token order; empty when none. */
+  problems: string[];
+  /** One line for the run's report (empty without such holders). */
+  line: string;
+  /** The holds as checked (for planted checks). */
+  holds: Hold[];
+  /** The guarded writes whose commit the holders saw: the fence's version each made, and the token it wrote (for planted checks). */
+  fenced: Fenced[];
+}
+
+/** One guarded write of a holder's token to its fence, as committed. */
+export interface Fenced {
+  version: number;
+  token: bigint;
+  by: string;
+}
+
+/** Guarded writes in fence-version order must carry tokens that never go back (a stale holder's write would); one line per problem. */
+export function checkFence(fenced: readonly Fenced[]): string[] {
+  const byVersion = [...fenced].sort((x, y) => x.version - y.version);
+  const problems: string[] = [];
+  for (let i = 1; i < byVersion.length; i++) {
+    const [a, b] = [byVersion[i - 1], byVersion[i]];
+    if (b.version === a.version) problems.push(`two guarded writes at fence version ${a.version} (${a.by}, ${b.by})`);
+    if (b.token < a.token) problems.push(`fence v${b.version}: token ${b.token} (${b.by}) after ${a.token} (${a.by})`);
+  }
+  return problems;
 }
 
 export interface HistoryRun {
@@ -60,11 +100,10 @@ export interface HistoryRun {
   result: CheckResult;
   checkMs: number;
   summary: string;
-  /** The lockers' holds checked (checkExclusive) and their guarded writes' tokens in commit order; empty without lockers. */
-  lockProblems: string[];
-  lockLine: string;
-  /** The lockers' holds as checked (for planted checks). */
-  lockHolds: Hold[];
+  /** The lockers' holds (a Lock's) and their writes through lock.transaction(), checked. */
+  lock: HoldCheck;
+  /** The electors' holds (leaderships) and their writes through election.transaction(), checked. */
+  election: HoldCheck;
   /** The verdict when each read is its sync + getData alone (not its check); the first lines of a violation. */
   syncLine: string;
 }
@@ -204,12 +243,13 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
   const syncReads: HistoryOp[] = []; // each read's sync + getData alone, completed at its getData
   const faults: string[] = [];
   const connectOpts = { sessionTimeout, connectTimeout: 30_000 };
+  const runtimesOf = (kind: HoldKind): readonly Runtime[] => (kind === "lock" ? o.lockers : o.electors) ?? [];
 
   const setup = await ZooKeeper.connect(ens.connectString, connectOpts);
   try {
     await setup.create(o.root);
     for (const k of o.keys) await setup.create(`${o.root}/${k}`, "");
-    if (o.lockers?.length) await setup.create(`${o.root}/fence`, "");
+    for (const kind of HOLDS) if (runtimesOf(kind).length) await setup.create(`${o.root}/${kind}-fence`, "");
   } finally {
     await setup.close();
   }
@@ -227,9 +267,13 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
   };
   const clients: Client[] = [];
   const children = o.children ?? [];
-  const lockers: Locker[] = [];
+  const holders: Holder[] = []; // lockers and electors, interleaved (l1, e1, l2, ...): the link faults take them in turn
   try {
-    for (const [i, runtime] of (o.lockers ?? []).entries()) lockers.push(await spawnLocker(runtime, ens.connectString, o.root, `l${i + 1}`, sessionTimeout));
+    const ids = HOLDS.flatMap((kind) => runtimesOf(kind).map((runtime, i) => ({ kind, runtime, i })));
+    ids.sort((a, b) => a.i - b.i); // stable: l1, e1, l2, e2, ...
+    const started = await Promise.allSettled(ids.map(({ kind, runtime, i }) => spawnHolder(ens, kind, runtime, o.root, `${kind[0]}${i + 1}`, sessionTimeout)));
+    for (const r of started) if (r.status === "fulfilled") holders.push(r.value);
+    for (const r of started) if (r.status === "rejected") throw r.reason; // the others are stopped below
     for (let i = 0; i < o.clients + children.length; i++) {
       const proxies = await Promise.all(ens.servers.map((s) => startFaultProxy(s.host, s.clientPort)));
       const child = i >= o.clients;
@@ -254,34 +298,43 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
       const leader = await ens.leader();
       return pick(ens.servers.filter((s) => s !== leader && s.running));
     };
+    // A link fault hits the link of one register client and, when there are any, of one holder (in turn).
+    let linkFaults = 0;
     const inject = async (f: Fault, round: number): Promise<void> => {
       const c = clients[round % clients.length];
-      const link = linkOf(c);
-      const on = `${c.name}'s link ${link.connectString}`;
+      const targets: { who: string; link: FaultProxy; opcode: number; op: string }[] = [{ who: c.name, link: linkOf(c), opcode: OpCode.setData, op: "setData" }];
+      if (holders.length && !["kill-follower", "stop-leader"].includes(f)) {
+        const h = holders[linkFaults++ % holders.length];
+        targets.push({ who: h.p.id, link: h.proxies.find((p) => p.connections > 0) ?? pick(h.proxies), opcode: OpCode.multi, op: "guarded multi" });
+      }
+      const on = targets.map((t) => `${t.who}'s link ${t.link.connectString}`).join(" and ");
       switch (f) {
         case "cut":
-          link.cut();
+          for (const t of targets) t.link.cut();
           faults.push(`cut ${on}`);
           break;
         case "reset":
-          link.reset();
+          for (const t of targets) t.link.reset();
           faults.push(`reset ${on}`);
           break;
         case "drop-reply": {
-          // the next setData reaches the server; its reply never reaches the client
-          const cut = link.cutAfterRequest(OpCode.setData, { forward: true });
-          const fired = await Promise.race([cut.then((r) => r.fired), hold(3000).then(() => false)]);
-          faults.push(fired ? `dropped a setData reply on ${on}` : `drop-reply on ${on} armed, no setData passed within 3 s`);
+          // the next setData (a holder's: its next guarded multi) reaches the server; its reply never reaches the client
+          const fired = await Promise.all(targets.map(async (t) => {
+            const cut = t.link.cutAfterRequest(t.opcode, { forward: true });
+            const ok = await Promise.race([cut.then((r) => r.fired), hold(3000).then(() => false)]);
+            return ok ? `dropped a ${t.op} reply on ${t.who}'s link ${t.link.connectString}` : `drop-reply on ${t.who}'s link ${t.link.connectString} armed, no ${t.op} passed within 3 s`;
+          }));
+          faults.push(fired.join(" and "));
           break;
         }
         case "half-close":
-          link.halfClose();
+          for (const t of targets) t.link.halfClose();
           faults.push(`half-closed ${on} (replies dropped)`);
           break;
         case "blackhole":
-          link.blackhole(true);
+          for (const t of targets) t.link.blackhole(true);
           await hold(o.blackholeMs ?? 5000);
-          link.blackhole(false);
+          for (const t of targets) t.link.blackhole(false);
           faults.push(`blackholed ${on} for ${o.blackholeMs ?? 5000} ms`);
           break;
         case "kill-follower": {
@@ -318,9 +371,9 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
     }
   } finally {
     running = false;
-    await Promise.all(lockers.map((l) => l.p.kill("SIGKILL").then(() => l.p.drained)));
+    await Promise.all(holders.map((h) => h.p.kill("SIGKILL").then(() => h.p.drained)));
     await Promise.all(clients.map((c) => c.done.catch((e: Error) => hangs.push(`${c.name} (${c.runtime}): ${e.message}`))));
-    await Promise.all(clients.flatMap((c) => c.proxies.map((p) => p.close())));
+    await Promise.all([...clients, ...holders].flatMap((c) => c.proxies.map((p) => p.close())));
   }
 
   const t0 = performance.now();
@@ -339,14 +392,23 @@ export async function runHistory(ens: ZkEnsemble, o: HistoryOptions): Promise<Hi
   const byClient = clients.map((c) => `${c.name} ${c.runtime}${c.child ? " process" : ""} ${history.filter((op) => op.client === c.name).length}`).join(", ");
   const summary = `history: ${o.keys.length} keys, ${history.length} ops (${perKey}; clients ${byClient}), ${count("unknown")} unknown (${applied} of them read back), ${count("fail")} fail (errors: ${why || "none"}), ` +
     `writes sent again by withRetry ${[...resent].map(([k, n]) => `${k} ${n}`).join(", ") || "none"}, ${faults.length} faults, verdict ${result.verdict} (${result.keys.map((k) => k.states).reduce((a, b) => a + b, 0)} states, ${checkMs.toFixed(0)} ms; seed ${o.seed})`;
-  const locks = checkLockers(lockers);
+  const fences = new Map<HoldKind, number>(); // each fence's version at the end: every guarded write committed, seen or not
+  if (holders.length) {
+    const zk = await ZooKeeper.connect(ens.connectString, connectOpts);
+    try {
+      for (const kind of HOLDS) if (runtimesOf(kind).length) fences.set(kind, (await zk.getData(`${o.root}/${kind}-fence`)).stat.version);
+    } finally {
+      await zk.close();
+    }
+  }
+  const [lock, election] = HOLDS.map((kind) => checkHolders(kind, holders.filter((h) => h.kind === kind), fences.get(kind) ?? 0));
   if (result.verdict !== "linearizable") {
     // The whole history, for a look with the checker offline (Infinity is written as null).
     const file = join(mkdtempSync(join(tmpdir(), "zk-history-")), "history.json");
     writeFileSync(file, JSON.stringify({ seed: o.seed, faults, history }));
     result.message += `\nwhole history: ${file}`;
   }
-  return { history, faults, hangs, result, checkMs, summary, syncLine, lockProblems: locks.problems, lockLine: locks.line, lockHolds: locks.holds };
+  return { history, faults, hangs, result, checkMs, summary, syncLine, lock, election };
 }
 
 /** Starts `script` under `runtime`, waits for its READY and measures its hrtime against ours (as the chaos harness does). */
@@ -415,60 +477,113 @@ export async function spawnHistoryClient(spec: HistoryClientSpec, report: (r: Op
   return { done };
 }
 
-const LOCKER = fileURLToPath(new URL("./lock-participant.ts", (import.meta as { url: string }).url));
+const HOLDER = fileURLToPath(new URL("./lock-participant.ts", (import.meta as { url: string }).url));
 
-interface Locker {
+/** What a holder holds in turns: a Lock, or the leadership of a LeaderElection. */
+type HoldKind = "lock" | "election";
+const HOLDS: readonly HoldKind[] = ["lock", "election"];
+
+interface Holder {
+  kind: HoldKind;
   runtime: Runtime;
   p: LineProcess;
+  proxies: FaultProxy[]; // one per server, in the order of ens.servers (its links)
   toMs: (ns: bigint, widen: -1 | 1) => number; // a stamp of the child's on our performance.now() clock
 }
 
-/** A lock-participant.ts process taking a Lock on root/lock in turns, writing its token to root/fence while held. */
-async function spawnLocker(runtime: Runtime, connectString: string, root: string, id: string, sessionTimeout: number): Promise<Locker> {
-  const p = await startChild(runtime, LOCKER, id, [connectString, `${root}/lock`, id, String(sessionTimeout), "lock:curator", "30", `${root}/fence`]);
-  const hrBaseNs = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
-  return { runtime, p, toMs: (ns, widen) => Number(ns - p.clockOffsetNs - hrBaseNs + BigInt(widen) * p.clockErrorNs) / 1e6 };
+/**
+ * A lock-participant.ts process, through fault proxies of its own, taking a Lock on root/lock (lock:curator)
+ * or leading a LeaderElection on root/election (election:curator-latch) in turns, writing its token to
+ * root/<kind>-fence through the recipe's guarded transaction while it holds.
+ */
+async function spawnHolder(ens: ZkEnsemble, kind: HoldKind, runtime: Runtime, root: string, id: string, sessionTimeout: number): Promise<Holder> {
+  const proxies = await Promise.all(ens.servers.map((s) => startFaultProxy(s.host, s.clientPort)));
+  const connectString = proxies.map((p) => p.connectString).join(",");
+  try {
+    const p = await startChild(runtime, HOLDER, id, [connectString, `${root}/${kind}`, id, String(sessionTimeout), kind === "lock" ? "lock:curator" : "election:curator-latch", "30", `${root}/${kind}-fence`]);
+    const hrBaseNs = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
+    return { kind, runtime, p, proxies, toMs: (ns, widen) => Number(ns - p.clockOffsetNs - hrBaseNs + BigInt(widen) * p.clockErrorNs) / 1e6 };
+  } catch (e) {
+    await Promise.all(proxies.map((x) => x.close()));
+    throw e;
+  }
 }
 
 /**
- * The lockers' holds from their own logs: HOLD (learnt it holds) to FREE (the last moment it still held; a hold
+ * The holders' holds from their own logs: HOLD (learnt it holds) to FREE (the last moment it still held; a hold
  * cut short by the end of the run ends at its last FENCED stamp). Holds are narrowed by the clock error (a
  * hold is only claimed where it surely was), then checkExclusive; and the tokens the guarded writes left on
- * root/fence, in version order, must never go back (a stale holder's write would).
+ * the fence, in version order, must never go back (a stale holder's write would). `fenceVersion`: the
+ * fence's version at the end, which counts the guarded writes committed, their replies seen or not.
  */
-function checkLockers(lockers: readonly Locker[]): { problems: string[]; line: string; holds: Hold[] } {
-  if (lockers.length === 0) return { problems: [], line: "", holds: [] };
+function checkHolders(kind: HoldKind, holders: readonly Holder[], fenceVersion: number): HoldCheck {
+  if (holders.length === 0) return { problems: [], line: "", holds: [], fenced: [] };
   const holds: Hold[] = [];
-  const fenced: { version: number; token: bigint; by: string }[] = [];
-  let unfenced = 0;
-  for (const l of lockers) {
+  const fenced: Fenced[] = [];
+  const refused = new Map<string, number>(); // guarded writes that did not commit (or may not have), by code
+  for (const l of holders) {
     let open: Hold | null = null;
     let lastNs = 0n;
     for (const line of l.p.lines) {
-      const [kind, ...a] = line.line.split(" ");
-      if (kind === "HOLD") {
+      const [what, ...a] = line.line.split(" ");
+      if (what === "HOLD") {
         open = { holder: l.p.id, acquired: l.toMs(BigInt(a[0]), 1), released: Infinity, token: BigInt(a[2]) };
         lastNs = BigInt(a[0]);
-      } else if (kind === "FREE" && open) {
+      } else if (what === "FREE" && open) {
         holds.push({ ...open, released: l.toMs(BigInt(a[0]), -1) });
         open = null;
-      } else if (kind === "FENCED") {
+      } else if (what === "FENCED") {
         fenced.push({ version: Number(a[0]), token: BigInt(a[1]), by: l.p.id });
         if (open) lastNs = BigInt(a[2]);
-      } else if (kind === "UNFENCED") unfenced++;
+      } else if (what === "UNFENCED") refused.set(a[0], (refused.get(a[0]) ?? 0) + 1);
     }
     if (open) holds.push({ ...open, released: l.toMs(lastNs, -1) });
   }
   const checked = holds.filter((h) => h.released >= h.acquired);
-  const problems = checkExclusive(checked);
-  fenced.sort((x, y) => x.version - y.version);
-  for (let i = 1; i < fenced.length; i++) {
-    const [a, b] = [fenced[i - 1], fenced[i]];
-    if (b.version === a.version) problems.push(`two guarded writes at fence version ${a.version} (${a.by}, ${b.by})`);
-    if (b.token < a.token) problems.push(`fence v${b.version}: token ${b.token} (${b.by}) after ${a.token} (${a.by})`);
-  }
-  const who = lockers.map((l) => `${l.p.id} ${l.runtime} ${holds.filter((h) => h.holder === l.p.id).length}`).join(", ");
-  return { problems, holds: checked, line: `lock: ${holds.length} holds (${who}), ${fenced.length} guarded writes committed, ${unfenced} refused, ${problems.length} problems` };
+  const exclusive = checkExclusive(checked);
+  const problems = [...exclusive, ...checkFence(fenced).map((p) => `${kind} ${p}`)];
+  const who = holders.map((l) => `${l.p.id} ${l.runtime} ${holds.filter((h) => h.holder === l.p.id).length}`).join(", ");
+  const reversed = exclusive.filter((p) => p.startsWith("fencing token")).length;
+  const why = [...refused].map(([k, n]) => `${k} ${n}`).join(", ") || "none";
+  return {
+    problems,
+    holds: checked,
+    fenced,
+    // Holds shorter than twice a Bun/Deno child's clock error are left out: where they were is not sure.
+    line: `${kind}: ${holds.length} holds (${who}; ${checked.length} checked, the rest too short for the clock error), tokens ${reversed ? `went back ${reversed} times` : "increasing"}, ` +
+      `${fenced.length} writes through ${kind}.transaction() committed (+${Math.max(0, fenceVersion - fenced.length)} with the reply lost), refused or lost ${why}, ` +
+      `${exclusive.filter((p) => !p.startsWith("fencing token")).length} overlaps, ${problems.length} problems`,
+  };
+}
+
+/** The guarded writes with a stale one added (plantHoldViolations): the holder of one write writes again after the next holder's first (the write fencing must refuse), or null when the fence never changed hands. */
+function plantStaleWrite(fenced: readonly Fenced[]): Fenced[] | null {
+  const sorted = [...fenced].sort((x, y) => x.version - y.version);
+  const j = sorted.findIndex((f, k) => k > 0 && f.by !== sorted[k - 1].by);
+  if (j <= 0) return null;
+  const stale = { ...sorted[j - 1], version: sorted[j].version + 0.5 }; // committed between the new holder's first write and its next
+  return [...sorted.slice(0, j + 1), stale, ...sorted.slice(j + 1)];
+}
+
+/** The holds with one stretched into the next hold of another holder (plantHoldViolations) (a planted overlap, to be caught), or null when no two successive holds are of different holders. */
+function plantOverlap(holds: readonly Hold[]): Hold[] | null {
+  const sorted = [...holds].sort((a, b) => a.acquired - b.acquired);
+  const j = sorted.findIndex((h, k) => k > 0 && h.holder !== sorted[k - 1].holder);
+  return j > 0 ? sorted.map((h, k) => (k === j - 1 ? { ...h, released: sorted[j].acquired + 0.001 } : h)) : null;
+}
+
+/**
+ * The holds and guarded writes made wrong in one place, each way, for planted checks (each must be caught):
+ * a hold stretched into the next hold of another holder (checkExclusive), and a stale holder's guarded write
+ * committed after the next holder's (checkFence). Each comes with what its check found.
+ */
+export function plantHoldViolations(c: HoldCheck): { what: string; problems: string[] }[] {
+  const out: { what: string; problems: string[] }[] = [];
+  const overlap = plantOverlap(c.holds);
+  if (overlap) out.push({ what: "a hold stretched into the next holder's", problems: checkExclusive(overlap) });
+  const stale = plantStaleWrite(c.fenced);
+  if (stale) out.push({ what: "a stale holder's guarded write after the next holder's", problems: checkFence(stale) });
+  return out;
 }
 
 /**

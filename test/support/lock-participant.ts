@@ -3,6 +3,8 @@
 //   npx tsx test/support/lock-participant.ts <connectString> <path> <id> <sessionMs> <MODE> [holdMs] [fencePath]
 // With fencePath (lock mode), each moment of a hold also writes the token to fencePath through the lock's
 // guarded transaction: FENCED <version> <token> <ns> when it committed (<ns>: a moment it was held), UNFENCED <code> when it did not.
+// With fencePath in election mode, the participant leads in turns the same way: HOLD when elected, its token
+// written through election.transaction() while leader, FREE, then resign() (a new candidate at the back).
 //   MODE: lock:NAMING | read:NAMING | write:NAMING (a ReadWriteLock's side) | sem:NAMING:PERMITS (a Semaphore lease) | election:PROTOCOL
 //   READY | HOLD <ns> <ms> <token> | FREE <ns> <ms> (the last moment isHeld was still true) | WATCH <path> <ns> <ms>
 //   ELECTED <ns> <ms> <token> | REVOKED <ns> <ms> <reason> | STATE ... | LEADER | PARTICIPANTS | SERVER | CLOCK | CLOSED
@@ -16,7 +18,7 @@ import { hold } from "./wait.ts";
 const [connectString, path, id, sessionArg, modeArg, holdArg, fencePath] = process.argv.slice(2);
 const [mode, variant] = (modeArg ?? "").split(":");
 if (!connectString || !path || id === undefined || !["lock", "election", "read", "write", "sem"].includes(mode)) {
-  process.stderr.write("usage: lock-participant.ts <connectString> <path> <id> <sessionMs> <lock:NAMING|read:NAMING|write:NAMING|sem:NAMING:PERMITS|election:PROTOCOL> [holdMs]\n");
+  process.stderr.write("usage: lock-participant.ts <connectString> <path> <id> <sessionMs> <lock:NAMING|read:NAMING|write:NAMING|sem:NAMING:PERMITS|election:PROTOCOL> [holdMs] [fencePath]\n");
   process.exit(2);
 }
 const sessionTimeout = Number(sessionArg || 6000);
@@ -28,28 +30,36 @@ let election: LeaderElection | null = null;
 let isHeld = (): boolean | undefined => undefined; // for has?
 let releaseAll = async (): Promise<void> => {};
 const gate = readyGate();
-/** One hold of whatever this participant takes: a lock, one side of a read-write lock, or a semaphore lease. */
+/** One hold of whatever this participant takes: a lock, one side of a read-write lock, a semaphore lease, or a leadership. */
 interface Held {
   held(): boolean;
-  token: string;
+  token(): bigint | undefined; // the fencing token while held
   release(): Promise<void>;
-  guarded?(): Transaction; // a transaction that commits only while held (Lock)
+  guarded?(): Transaction; // a transaction that commits only while held (Lock, LeaderElection)
 }
 if (mode === "election") {
   election = new LeaderElection(zk, path, { id, protocol: variant as ElectionProtocol });
   reportElection(election, gate.out);
   await election.start();
-} else {
+}
+// Without a fence path an election participant just stands (its lines are the election's events).
+if (mode !== "election" || fencePath) {
   let take: () => Promise<Held>;
   const naming = variant as LockNaming;
-  if (mode === "sem") {
+  if (election) {
+    const e = election;
+    take = async () => {
+      await e.waitForLeadership();
+      return { held: () => e.isLeader, token: () => e.token, release: () => e.resign(), guarded: () => e.transaction() };
+    };
+  } else if (mode === "sem") {
     const sem = new Semaphore(zk, path, { id, naming, permits: Number(modeArg.split(":")[2]) });
     let current: SemaphoreLease | null = null;
     isHeld = () => current?.isHeld;
     releaseAll = async () => current?.release();
     take = async () => {
       const lease = (current = await sem.acquire());
-      return { held: () => lease.isHeld, token: "0", release: () => lease.release() };
+      return { held: () => lease.isHeld, token: () => 0n, release: () => lease.release() };
     };
   } else {
     const l = mode === "lock" ? new Lock(zk, path, { id, naming }) : new ReadWriteLock(zk, path, { id, naming })[mode === "read" ? "readLock" : "writeLock"];
@@ -58,7 +68,7 @@ if (mode === "election") {
     releaseAll = () => l.release();
     take = async () => {
       await l.acquire();
-      return { held: () => l.isHeld, token: String(l.token), release: () => l.release(), ...(l instanceof Lock ? { guarded: () => l.transaction() } : {}) };
+      return { held: () => l.isHeld, token: () => l.token, release: () => l.release(), ...(l instanceof Lock ? { guarded: () => l.transaction() } : {}) };
     };
   }
   void (async () => {
@@ -67,8 +77,9 @@ if (mode === "election") {
         const h = await take();
         try {
           let last = process.hrtime.bigint();
-          if (h.held()) {
-            emit(`HOLD ${last} ${Date.now()} ${h.token}`);
+          const token = h.token(); // undefined once no longer held
+          if (h.held() && token !== undefined) {
+            emit(`HOLD ${last} ${Date.now()} ${token}`);
             const end = performance.now() + holdMs;
             while (performance.now() < end) {
               // held() is checked after the stamp (it was true at the last check, before the hold): a SIGSTOP
@@ -78,8 +89,8 @@ if (mode === "election") {
               last = at;
               if (fencePath && h.guarded) {
                 try {
-                  const r = (await h.guarded().setData(fencePath, h.token).commit()).find((x) => x.type === "setData");
-                  if (r?.type === "setData") emit(`FENCED ${r.stat.version} ${h.token} ${at}`);
+                  const r = (await h.guarded().setData(fencePath, String(token)).commit()).find((x) => x.type === "setData");
+                  if (r?.type === "setData") emit(`FENCED ${r.stat.version} ${token} ${at}`);
                 } catch (e) {
                   emit(`UNFENCED ${isZooKeeperError(e) ? e.codeName : (e as Error).name}`);
                 }
