@@ -181,6 +181,12 @@ try {
     console.log(`[test-all] shared ZooKeeper at ${shared.connectString} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
   }
   const env = { ...process.env, ZK_CONNECT: process.env.ZK_CONNECT || shared.connectString };
+  // What the run leaves on the server (scripts/test-leftovers.ts): its top-level znodes now, compared at the end.
+  // On a server of the user's (ZK_CONNECT), the tests' own roots older than a day go first (an interrupted run's).
+  const leftovers = (args) => run(process.execPath, ["--import", "tsx", "scripts/test-leftovers.ts", ...args], env);
+  const topLevel = join(work, "top-level.json");
+  if (process.env.ZK_CONNECT) await leftovers(["sweep"]);
+  if ((await leftovers(["snapshot", topLevel])).code !== 0) throw new Error("cannot list the server's top-level znodes");
 
   // Strict type check of sources, tests, bench and examples; the build gives the examples the package.
   const typecheck = await run(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json", "--noEmit"], env);
@@ -266,6 +272,9 @@ try {
     const soak = await run("npm", ["run", "soak", "--", "--minutes", "3", "--warmup-seconds", "120", "--slope-limit-kb", "150"], env);
     record("soak (3 min)", soak, genericCounts("", soak.code));
   }
+  // Every test deletes what it made on the shared server, pass or fail: nothing new at the top level.
+  const left = await leftovers(["check", topLevel]);
+  record("leftovers on the server", left, genericCounts("", left.code));
 } catch (err) {
   console.error(`[test-all] ${err instanceof Error ? err.stack : err}`);
   rows.push({ runtime: "setup", passed: 0, failed: 1, seconds: (Date.now() - t0) / 1000, ok: false, code: 1 });
