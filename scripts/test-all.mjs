@@ -85,17 +85,26 @@ function testFiles(entry) {
     .sort();
 }
 
-/** Runs a command, echoing and capturing its output. */
-function run(cmd, args, env) {
+/**
+ * Runs a command, echoing and capturing its output. With `held`, the output is printed in one piece when the
+ * command ends (for a command run beside another, so that their lines do not interleave).
+ */
+function run(cmd, args, env, { held = false } = {}) {
   return new Promise((resolve) => {
     const started = Date.now();
     let out = "";
-    console.log(`\n[test-all] $ ${cmd} ${args.join(" ")}`);
+    const say = `\n[test-all] $ ${cmd} ${args.join(" ")}`;
+    if (held) console.log(`${say} (its output follows when it ends)`);
+    else console.log(say);
     const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], env });
-    child.stdout.on("data", (c) => ((out += c), process.stdout.write(c)));
-    child.stderr.on("data", (c) => ((out += c), process.stderr.write(c)));
-    child.on("error", (e) => ((out += String(e)), resolve({ code: 127, out, seconds: (Date.now() - started) / 1000 })));
-    child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), out, seconds: (Date.now() - started) / 1000 }));
+    child.stdout.on("data", (c) => ((out += c), held || process.stdout.write(c)));
+    child.stderr.on("data", (c) => ((out += c), held || process.stderr.write(c)));
+    const done = (r) => {
+      if (held) process.stdout.write(`${say}\n${out}`);
+      resolve({ ...r, out, seconds: (Date.now() - started) / 1000 });
+    };
+    child.on("error", (e) => ((out += String(e)), done({ code: 127 })));
+    child.on("close", (code, signal) => done({ code: code ?? (signal ? 128 : 1) }));
   });
 }
 
@@ -207,12 +216,15 @@ try {
   record("simulation (10,000 seeds)", sim, genericCounts("", sim.code));
 
   const files = [...new Set(CROSS_RUNTIME.flatMap(testFiles))];
+  // Bun and Deno side by side: each runs its files one at a time and spends most of a test waiting on servers
+  // and timers, so together they take little more than the longer one. Deno's output is held to the end.
   // Bun's default is 5 s per test, and its node:test ignores hook timeouts: match vitest's 120 s.
-  const bun = await run("npx", ["--no", "bun", "test", "--timeout", "120000", ...files.map((f) => `./${relative(root, f)}`)], env);
-  record("bun", bun, bunCounts(bun.out), textFailures(bun.out));
-
   const junit = join(work, "deno.xml");
-  const deno = await run("npx", ["--no", "deno", "test", "-A", `--junit-path=${junit}`, ...files], env);
+  const [bun, deno] = await Promise.all([
+    run("npx", ["--no", "bun", "test", "--timeout", "120000", ...files.map((f) => `./${relative(root, f)}`)], env),
+    run("npx", ["--no", "deno", "test", "-A", `--junit-path=${junit}`, ...files], env, { held: true }),
+  ]);
+  record("bun", bun, bunCounts(bun.out), textFailures(bun.out));
   record("deno", deno, denoCounts(junit), denoFailures(junit));
 
   // The examples, once each against the shared server: one program per runtime.
