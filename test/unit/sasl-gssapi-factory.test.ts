@@ -72,7 +72,7 @@ describe("saslFactory: GSSAPI", () => {
   });
 
   it("each server its own principal: canonicalized through the resolver (forward-confirmed), _HOST, serverRealm", async () => {
-    const forward: Record<string, string[]> = { "zk1.example.test": ["10.0.0.1"], "zk1-real.example.test": ["10.0.0.1"], "zk2.example.test": ["10.0.0.9"] };
+    const forward: Record<string, string[]> = { "zk1.example.test": ["10.0.0.1"], "zk1-real.example.test": ["10.0.0.1"], "zk2.example.test": ["10.0.0.9"], "zk1-real": ["10.0.0.1"] };
     const back: Record<string, string> = { "10.0.0.1": "ZK1-Real.Example.Test.", "10.0.0.2": "zk2.example.test" };
     const resolver: KerberosResolver = {
       lookup: async (h) => forward[h.toLowerCase()] ?? Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${h}`), { code: "ENOTFOUND" })),
@@ -94,6 +94,8 @@ describe("saslFactory: GSSAPI", () => {
     // zk1: its address's name (lower case, no final dot); 10.0.0.2: its name does not resolve back to it; 10.0.0.3: no name.
     assert.deepEqual(each, ["zookeeper/zk1-real.example.test@EXAMPLE.TEST", "zookeeper/10.0.0.2@EXAMPLE.TEST", "zookeeper/10.0.0.3@EXAMPLE.TEST"]);
     assert.equal(await tried({ canonicalizeHostname: false }, "zk1.example.test"), "zookeeper/zk1.example.test@EXAMPLE.TEST");
+    // Off, a short name whose canonical name only lengthens it is expanded (as Java's Kerberos library does).
+    assert.equal(await tried({ canonicalizeHostname: false }, "zk1-real"), "zookeeper/zk1-real.example.test@EXAMPLE.TEST");
     assert.equal(await tried({ serverPrincipal: "zk/_HOST@OTHER.TEST" }, "zk1.example.test"), "zk/zk1-real.example.test@OTHER.TEST");
     assert.equal(await tried({ serverPrincipal: "zk/_HOST", serverRealm: "THIRD.TEST" }, "zk1.example.test"), "zk/zk1-real.example.test@THIRD.TEST");
     assert.equal(await tried({ serverPrincipal: "zk/fixed.example.test" }, "zk1.example.test"), "zk/fixed.example.test@EXAMPLE.TEST");

@@ -87,6 +87,17 @@ async function resolveCanonical(target: HostPort, resolver: Required<KerberosRes
   }
 }
 
+/**
+ * The host as written when canonicalization is off, except a name that its canonical name only lengthens
+ * ("zk" whose canonical name is "zk.example.com"): that one, as Java's Kerberos library (sun.security.krb5
+ * PrincipalName, a host-based service) does under the Java client with zookeeper.sasl.client.canonicalize.hostname=false.
+ */
+async function expandedHost(target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number }): Promise<string> {
+  if (isIP(target.host) !== 0) return target.host;
+  const name = await canonicalHost(target, resolver, limit);
+  return name.toLowerCase().startsWith(`${target.host.toLowerCase()}.`) ? name : target.host;
+}
+
 /** How the server's principal is chosen (the GSSAPI options of ConnectOptions.sasl). */
 export interface ServerPrincipalOptions {
   /** Default "zookeeper". */
@@ -111,7 +122,7 @@ export async function serverPrincipalFor(
 ): Promise<Principal> {
   const full = o.serverPrincipal;
   const needHost = full === undefined || full.includes("_HOST");
-  const host = (o.serviceHost ?? (needHost && o.canonicalizeHostname !== false ? await canonicalHost(target, resolver, limit) : target.host)).toLowerCase();
+  const host = (o.serviceHost ?? (!needHost ? target.host : o.canonicalizeHostname !== false ? await canonicalHost(target, resolver, limit) : await expandedHost(target, resolver, limit))).toLowerCase();
   const realm = o.serverRealm ?? realmOfHost(login.config, host) ?? login.principal.realm;
   if (full === undefined) return { nameType: NameType.SRV_HST, components: [o.serviceName ?? "zookeeper", host], realm };
   const p = parsePrincipal(full.replaceAll("_HOST", host), realm);
