@@ -115,8 +115,9 @@ export interface SaslGssapiOptions {
    * Canonicalize the host of the server being connected as the Java client does (its
    * zookeeper.sasl.client.canonicalize.hostname, default true): resolve the connect-string host to an address,
    * that address back to a name (getnameinfo), and use that name when it resolves to the same address; else the
-   * host as written. So "127.0.0.1:2181" asks for zookeeper/localhost where /etc/hosts says so. False: the host
-   * as written, except a short name whose canonical name only lengthens it ("zk" -> "zk.example.com"), as with Java.
+   * host as written. So "127.0.0.1:2181" asks for zookeeper/localhost where /etc/hosts says so. False, as with Java: a
+   * name as written, except a short name whose canonical name only lengthens it ("zk" -> "zk.example.com"); an IP
+   * address still by its reverse name (Java's getHostName()); `serviceHost` or `serverPrincipal` fix the name.
    */
   canonicalizeHostname?: boolean;
   /**

@@ -117,12 +117,15 @@ describeWithKdc("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKe
     assert.match(e.message, /KDC_ERR_S_PRINCIPAL_UNKNOWN/);
   }, 30_000);
 
-  it("canonicalizeHostname: false: 127.0.0.1 asks for zookeeper/127.0.0.1 and fails naming it; localhost works", async () => {
-    const e = await refusal("kerberos-connect", ZooKeeper.connect(`127.0.0.1:${port()}`, { connectTimeout: 10_000, sasl: canonical({ canonicalizeHostname: false }) }), "IP, no canonicalization");
-    assert.equal(e.code, ErrorCode.AUTHFAILED);
-    assert.match(e.message, /zookeeper\/127\.0\.0\.1@ZKTS\.TEST/);
-    assert.match(e.message, /KDC_ERR_S_PRINCIPAL_UNKNOWN/);
+  it("canonicalizeHostname: false: an IP address still by its reverse name (as Java's getHostName), a name as written", async () => {
+    await isAlice(await connect(`127.0.0.1:${port()}`, { sasl: canonical({ canonicalizeHostname: false }) }));
     await isAlice(await connect(`localhost:${port()}`, { sasl: canonical({ canonicalizeHostname: false }) }));
+    // A name is not canonicalized: an alias (through the injected resolver) asks for zookeeper/<alias>.
+    const resolver: KerberosResolver = { reverse: async () => "localhost", lookup: async () => ["127.0.0.1"] };
+    const e = await refusal("kerberos-connect", ZooKeeper.connect(`zk-alias.zkts.test:${port()}`, { connectTimeout: 10_000, sasl: canonical({ canonicalizeHostname: false, resolver }), resolver: async () => ["127.0.0.1"] }), "alias, no canonicalization");
+    assert.equal(e.code, ErrorCode.AUTHFAILED);
+    assert.match(e.message, /zookeeper\/zk-alias\.zkts\.test@ZKTS\.TEST/);
+    assert.match(e.message, /KDC_ERR_S_PRINCIPAL_UNKNOWN/);
   }, 30_000);
 
   it("serverPrincipal zookeeper/_HOST@REALM (with 127.0.0.1, canonicalized), a fixed one, and serverRealm", async () => {

@@ -88,12 +88,13 @@ async function resolveCanonical(target: HostPort, resolver: Required<KerberosRes
 }
 
 /**
- * The host as written when canonicalization is off, except a name that its canonical name only lengthens
- * ("zk" whose canonical name is "zk.example.com"): that one, as Java's Kerberos library (sun.security.krb5
- * PrincipalName, a host-based service) does under the Java client with zookeeper.sasl.client.canonicalize.hostname=false.
+ * The host as the Java client names it with zookeeper.sasl.client.canonicalize.hostname=false: an IP address
+ * still by its name (the socket address's getHostName(): the reverse name, if it resolves back to the address),
+ * a name as written, except one that its canonical name only lengthens ("zk" whose canonical name is
+ * "zk.example.com"), which Java's Kerberos library (sun.security.krb5 PrincipalName, a host-based service) expands.
  */
 async function expandedHost(target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number }): Promise<string> {
-  if (isIP(target.host) !== 0) return target.host;
+  if (isIP(target.host) !== 0) return canonicalHost(target, resolver, limit);
   const name = await canonicalHost(target, resolver, limit);
   return name.toLowerCase().startsWith(`${target.host.toLowerCase()}.`) ? name : target.host;
 }
