@@ -126,9 +126,12 @@ async function semaphore(ctx: Context, a: Parsed): Promise<void> {
   }
   const lease = (n: Node): Lease => ({ id: n.id, path: n.path, session: hex(n.session) });
   const waiters: Waiter[] = queue.map((n, i) => ({ ...lease(n), ...(i === 0 && pending ? { lease: pending.path } : {}) }));
-  const kind = layout === "curator" ? "Curator InterProcessSemaphoreV2" : layout === "kazoo" ? "kazoo Semaphore" : "layout unknown: nothing there";
+  const kind =
+    layout === "curator" ? "Curator InterProcessSemaphoreV2, permits not stored"
+    : layout === "kazoo" ? `kazoo Semaphore, ${permits !== null ? `${permits} permits (max_leases)` : "permits not stored"}`
+    : "nothing there (no leases, no mutex), layout unknown";
   const plain = [
-    `semaphore ${path}: ${kind}, ${permits !== null ? `${permits} permits (max_leases)` : layout === "curator" ? "permits not stored" : "no leases"}`,
+    `semaphore ${path}: ${kind}`,
     `leases (${leases.length}):`,
     ...leases.map((n) => `  ${shownId(n.id)}  ${name(n.path)}`),
     `waiters (${waiters.length}):`,

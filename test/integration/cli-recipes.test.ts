@@ -245,7 +245,7 @@ describe("zkts and the recipes: lock --shared / --semaphore, semaphore, partitio
     }, 90_000);
   }
 
-  it("`zkts semaphore`: a node that is neither layout is exit 1; a missing one NONODE (exit 1); --naming reads it as told", async () => {
+  it("`zkts semaphore`: a node that is neither layout is exit 1; a missing one NONODE (exit 1); --naming reads it as told; an empty one shows nothing", async () => {
     const p = `${root}/not-a-semaphore`;
     await zk.create(`${p}/child`, null, { createParents: true });
     const r = await run("semaphore", p);
@@ -255,6 +255,9 @@ describe("zkts and the recipes: lock --shared / --semaphore, semaphore, partitio
     assert.deepEqual([missing.code, missing.err], [1, `NONODE (getData ${root}/missing)\n`]);
     const forced = JSON.parse(ok(await run("--json", "semaphore", "--naming", "kazoo", p)).out) as { layout: string; leases: { id: string }[] };
     assert.deepEqual([forced.layout, forced.leases.length], ["kazoo", 1]);
+    const empty = `${root}/empty-semaphore`;
+    await zk.create(empty);
+    assert.equal(ok(await run("semaphore", empty)).out, `semaphore ${empty}: nothing there (no leases, no mutex), layout unknown\nleases (0):\nwaiters (0):\n`);
   }, 60_000);
 
   it("`zkts partition` shows each member's items as SetPartitioner members split them, and follows a member leaving", async () => {
