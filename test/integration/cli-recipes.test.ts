@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, Semaphore, SetPartitioner, ZooKeeper, ZooKeeperError, type LockNaming, type SemaphoreLease } from "../../src/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
-import { startCli, zkts, type CliProcess, type CliResult } from "../support/cli-run.ts";
+import { startCli, statusEvents, zkts, type CliProcess, type CliResult } from "../support/cli-run.ts";
 import { until } from "../support/wait.ts";
 import { uniqueRoot } from "./client-util.ts";
 
@@ -104,9 +104,7 @@ describe("zkts and the recipes: lock --shared / --semaphore, semaphore, partitio
   const supervisor = async (args: string[]): Promise<Supervisor> => {
     const cli = await startCli(["--server", connect, "--json", ...args], { killAfterMs: 20_000 });
     running.push(cli);
-    let text = "";
-    cli.child.stderr!.on("data", (c: Buffer) => (text += c.toString("utf8")));
-    return { cli, events: () => text.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>) };
+    return { cli, events: () => statusEvents(cli) };
   };
   const event = (s: Supervisor, name: string): Record<string, unknown> | undefined => s.events().find((e) => e.event === name);
   /** The supervisor that reported starting child `pid` (its status line may come after the child's own log line). */
