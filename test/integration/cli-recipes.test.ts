@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ErrorCode, Semaphore, SetPartitioner, ZooKeeper, ZooKeeperError, type LockNaming, type SemaphoreLease } from "../../src/index.ts";
+import { ErrorCode, Lock, Semaphore, SetPartitioner, ZooKeeper, ZooKeeperError, type SemaphoreLease } from "../../src/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { startCli, statusEvents, zkts, type CliProcess, type CliResult } from "../support/cli-run.ts";
 import { until } from "../support/wait.ts";
@@ -284,6 +284,16 @@ describe("zkts and the recipes: lock --shared / --semaphore, semaphore, partitio
     await members[1].finish(); // m-2 leaves: m-1 takes every item
     await until("m-1 holding all five", () => members[0].state === "acquired" && members[0].partition.length === 5);
     assert.equal(ok(await run("partition", path)).out, `partition ${path}: 1 member, 5 items\n  m-1  a b c d e\n`);
+    // An item's kazoo Lock held by an id outside the party, and a member queued for it (as during a hand-over).
+    const ghost = new Lock(await session(), `${path}/locks/z`, { naming: "kazoo", id: "ghost" });
+    await ghost.acquire();
+    const queued = new Lock(await session(), `${path}/locks/z`, { naming: "kazoo", id: "m-1" });
+    const turn = queued.acquire();
+    await until("m-1 queued for z", async () => (await children(`${path}/locks/z`)).length === 2);
+    assert.equal(ok(await run("partition", path)).out, `partition ${path}: 1 member, 6 items\n  m-1  a b c d e  (waiting for z)\n  ghost  z  (not in the party)\n`);
+    await ghost.release();
+    await turn;
+    await queued.release();
     await members[0].finish();
   }, 90_000);
 
