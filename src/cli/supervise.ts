@@ -1,6 +1,6 @@
-// zkts elect / zkts lock: run any program while this process leads a LeaderElection (holds a Lock), and
-// stop it as soon as that is lost or in doubt, always before the server could expire the session and let
-// a successor in (docs/supervisor.md). The child runs in its own process group under
+// zkts elect / zkts lock: run any program while this process leads a LeaderElection (holds a Lock, a side of a
+// ReadWriteLock or a Semaphore lease), and stop it as soon as that is lost or in doubt, always before the server
+// could expire the session and let a successor in (docs/supervisor.md). The child runs in its own process group under
 // `setpriv --pdeathsig KILL` (Linux), so a SIGKILLed supervisor takes it along.
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants as fsConstants } from "node:fs";
@@ -346,6 +346,7 @@ interface Holding {
   acquire(signal: AbortSignal): Promise<{ env: Record<string, string>; fields: Record<string, unknown>; text: string } | null>;
   /** Registers the "lost" listener; returns its removal. */
   onLost(cb: (why: string) => void): () => void;
+  /** Gives it back (or gives up the wait); resolves once its znode is gone. */
   release(): Promise<void>;
 }
 
