@@ -46,6 +46,7 @@ const CROSS_RUNTIME = [
   "test/integration/cli-shell.test.ts",
   "test/integration/cli-secure.test.ts",
   "test/integration/cli-supervise.test.ts",
+  "test/integration/cli-recipes.test.ts",
   "test/integration/helpers-ops.test.ts",
   "test/integration/client-outcomes.test.ts",
   "test/integration/hostile-badinput.test.ts",

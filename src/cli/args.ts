@@ -73,6 +73,7 @@ export function parseCommand(command: string, argv: readonly string[], extra: Op
   const n = args.positionals.length;
   if (n < spec.min || n > spec.max) throw new UsageError(`${command}: expected ${spec.usage}`);
   for (const [name, [what, min]] of Object.entries(spec.ints ?? {})) intOption(args, name, what, min);
+  spec.check?.(args);
   return args;
 }
 

@@ -3,7 +3,7 @@
 import { UsageError } from "./errors.ts";
 import type { Output } from "./output.ts";
 import { docUrl } from "./package.ts";
-import type { OptionSpec, Run } from "./command.ts";
+import type { OptionSpec, Parsed, Run } from "./command.ts";
 
 interface CommandSpec {
   usage: string;
@@ -16,6 +16,8 @@ interface CommandSpec {
   ints?: Record<string, [string, number]>;
   /** `-- COMMAND [ARG...]` follows the positionals (Parsed.rest). */
   rest?: boolean;
+  /** Further checks of the options, before connecting (options that exclude each other, choices): throws UsageError. */
+  check?: (args: Parsed) => void;
   load: () => Promise<Record<string, Run>>;
 }
 
@@ -27,6 +29,14 @@ const supervise = (): Promise<Record<string, Run>> => import("./supervise.ts").t
 
 const s = (short?: string): { type: "string"; short?: string } => (short ? { type: "string", short } : { type: "string" });
 const b = (short?: string): { type: "boolean"; short?: string } => (short ? { type: "boolean", short } : { type: "boolean" });
+
+/** `--naming`, when given, is one of the recipes' layouts. */
+function checkNaming(command: string): (a: Parsed) => void {
+  return (a) => {
+    const n = a.values.naming;
+    if (n !== undefined && n !== "curator" && n !== "kazoo") throw new UsageError(`${command} --naming must be curator or kazoo, got ${JSON.stringify(n)}`);
+  };
+}
 
 export const COMMANDS: Record<string, CommandSpec> = {
   ls: { usage: "ls [-R] PATH", summary: "children, sorted (-R: every descendant's path)", options: { R: b("R") }, min: 1, max: 1, load: nodes },
@@ -50,6 +60,17 @@ export const COMMANDS: Record<string, CommandSpec> = {
   },
   leader: { usage: "leader [--all] PATH", summary: "the leader of a LeaderElection / LeaderLatch (--all: then the candidates)", options: { all: b() }, min: 1, max: 1, load: recipes },
   members: { usage: "members PATH", summary: "GroupMember ids", options: {}, min: 1, max: 1, load: recipes },
+  semaphore: {
+    usage: "semaphore [--naming curator|kazoo] PATH", summary: "a Semaphore's leases and waiters, and its layout (Curator's or kazoo's; told from the children)",
+    options: { naming: s() }, min: 1, max: 1, check: checkNaming("semaphore"), load: recipes,
+  },
+  partition: {
+    usage: "partition [--set ITEM[,ITEM...]] PATH", summary: "a SetPartitioner's split: each member's items (--set: also the items nobody holds)",
+    options: { set: s() }, min: 1, max: 1, load: recipes,
+    check: (a) => {
+      if (typeof a.values.set === "string" && a.values.set.includes("/")) throw new UsageError(`partition --set: items are znode names (no "/"), got ${JSON.stringify(a.values.set)}`);
+    },
+  },
   elect: {
     usage: "elect [--id ID] [--grace MS] [--session-timeout MS] [--once] PATH -- COMMAND [ARG...]",
     summary: "run COMMAND while leading the election at PATH; stop it when leadership is lost or in doubt",
@@ -57,16 +78,24 @@ export const COMMANDS: Record<string, CommandSpec> = {
     ints: { grace: ["elect --grace MS", 0], "session-timeout": ["elect --session-timeout MS", 1] }, load: supervise,
   },
   lock: {
-    usage: "lock [--grace MS] [--session-timeout MS] PATH -- COMMAND [ARG...]",
-    summary: "run COMMAND while holding the lock at PATH, then release it (exit 3 if the lock was lost)",
-    options: { grace: s(), "session-timeout": s() }, min: 1, max: 1, rest: true,
-    ints: { grace: ["lock --grace MS", 0], "session-timeout": ["lock --session-timeout MS", 1] }, load: supervise,
+    usage: "lock [--shared | --exclusive | --semaphore N] [--naming curator|kazoo] [--grace MS] [--session-timeout MS] PATH -- COMMAND [ARG...]",
+    summary: "run COMMAND while holding the Lock at PATH (--shared / --exclusive: the read / write side of a ReadWriteLock; --semaphore N: a lease of a Semaphore of N permits), then release it (exit 3 if lost)",
+    options: { shared: b(), exclusive: b(), semaphore: s(), naming: s(), grace: s(), "session-timeout": s() }, min: 1, max: 1, rest: true,
+    ints: { semaphore: ["lock --semaphore N", 1], grace: ["lock --grace MS", 0], "session-timeout": ["lock --session-timeout MS", 1] },
+    check: (a) => {
+      const modes = ["shared", "exclusive", "semaphore"].filter((m) => a.values[m] !== undefined);
+      if (modes.length > 1) throw new UsageError(`lock: --${modes[0]} and --${modes[1]} exclude each other`);
+      checkNaming("lock")(a);
+    },
+    load: supervise,
   },
 };
 
 /** The usage text: global options, then every command. */
 export function usage(): string {
-  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.length));
+  // Usages longer than WIDE (lock's) have their summary on a line of its own, below.
+  const WIDE = 90;
+  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.length).filter((n) => n <= WIDE));
   return [
     "usage: zkts [GLOBAL OPTIONS] [COMMAND [ARGS...]]      (no command, or `shell`: interactive shell)",
     "",
@@ -85,9 +114,9 @@ export function usage(): string {
     "  -h, --help                                   this text; -V, --version: zkts's version",
     "",
     "commands:",
-    ...Object.values(COMMANDS).map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    ...Object.values(COMMANDS).map((c) => (c.usage.length > WIDE ? `  ${c.usage}\n  ${"".padEnd(width)}  ${c.summary}` : `  ${c.usage.padEnd(width)}  ${c.summary}`)),
     "",
-    "exit status: 0 success (also when the reader of stdout went away: | head), 1 a ZooKeeper error, 2 a usage error; elect and lock: COMMAND's status, 3 when leadership (the lock) was lost",
+    "exit status: 0 success (also when the reader of stdout went away: | head), 1 a ZooKeeper error, 2 a usage error; elect and lock: COMMAND's status, 3 when leadership (the lock, the lease) was lost",
     "",
     `the guide: ${docUrl("cli.md")}`,
     `elect and lock (a supervisor): ${docUrl("supervisor.md")}`,

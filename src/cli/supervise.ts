@@ -1,12 +1,12 @@
-// zkts elect / zkts lock: run any program while this process leads a LeaderElection (holds a Lock), and
-// stop it as soon as that is lost or in doubt, always before the server could expire the session and let
-// a successor in (docs/supervisor.md). The child runs in its own process group under
+// zkts elect / zkts lock: run any program while this process leads a LeaderElection (holds a Lock, a side of a
+// ReadWriteLock or a Semaphore lease), and stop it as soon as that is lost or in doubt, always before the server
+// could expire the session and let a successor in (docs/supervisor.md). The child runs in its own process group under
 // `setpriv --pdeathsig KILL` (Linux), so a SIGKILLed supervisor takes it along.
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants as fsConstants } from "node:fs";
 import { constants as osConstants, hostname } from "node:os";
 import { delimiter, join } from "node:path";
-import { LeaderElection, Lock, type ZooKeeper } from "../index.ts";
+import { LeaderElection, Lock, ReadWriteLock, Semaphore, type LockNaming, type SemaphoreLease, type ZooKeeper } from "../index.ts";
 import { UsageError } from "./errors.ts";
 import { type Context, type Parsed, type Run, intOption } from "./command.ts";
 import { errorText, toJson } from "./output.ts";
@@ -332,38 +332,97 @@ async function newSession(reconnect: () => Promise<ZooKeeper>, status: Status, s
   }
 }
 
+/**
+ * What `zkts lock` holds: a Lock, a side of a ReadWriteLock (--shared: read, --exclusive: write), or a Semaphore lease
+ * (--semaphore N). A plain Lock is not a ReadWriteLock's write side: its names differ (Curator's InterProcessMutex and
+ * InterProcessReadWriteLock are two recipes), so only --exclusive keeps --shared holders out.
+ */
+interface Holding {
+  /** How the status lines name it: "the lock /x", "the read lock /x", "a lease of /x (N permits)". */
+  what: string;
+  /** --json fields of the waiting and acquired lines. */
+  fields: Record<string, unknown>;
+  /** Resolves once held; the environment for the child, or null when it was lost again before the child could start. */
+  acquire(signal: AbortSignal): Promise<{ env: Record<string, string>; fields: Record<string, unknown>; text: string } | null>;
+  /** Registers the "lost" listener; returns its removal. */
+  onLost(cb: (why: string) => void): () => void;
+  /** Gives it back (or gives up the wait); resolves once its znode is gone. */
+  release(): Promise<void>;
+}
+
+function lockHolding(l: Lock, path: string, what: string, fields: Record<string, unknown>): Holding {
+  return {
+    what,
+    fields,
+    async acquire(signal) {
+      await l.acquire({ signal });
+      const token = l.token;
+      if (token === undefined) return null;
+      return { env: { ZK_FENCING_TOKEN: token.toString(), ZK_LOCK_PATH: path }, fields: { token: token.toString() }, text: `token ${token}` };
+    },
+    onLost: (cb) => (l.on("lost", cb), () => l.off("lost", cb)),
+    release: () => l.release(),
+  };
+}
+
+function semaphoreHolding(zk: ZooKeeper, path: string, permits: number, naming: LockNaming, id: string): Holding {
+  const semaphore = new Semaphore(zk, path, { permits, naming, id });
+  let lease: SemaphoreLease | null = null;
+  return {
+    what: `a lease of ${path} (${permits} permit${permits === 1 ? "" : "s"})`,
+    fields: { mode: "semaphore", permits, naming },
+    async acquire(signal) {
+      lease = await semaphore.acquire({ signal });
+      if (!lease.isHeld) return null;
+      return { env: { ZK_LOCK_PATH: path, ZK_LEASE_PATH: lease.path }, fields: { lease: lease.path }, text: lease.path };
+    },
+    onLost: (cb) => {
+      const l = lease!;
+      l.on("lost", cb);
+      return () => l.off("lost", cb);
+    },
+    release: () => lease?.release() ?? Promise.resolve(),
+  };
+}
+
 async function lock(ctx: Context, a: Parsed): Promise<number> {
   requireCommandLine(ctx, "lock");
   const o = options("lock", a);
   const status = new Status(ctx, "lock");
   const signals = new Signals();
   const zk = ctx.zk;
+  const id = `${hostname()}:${process.pid}`;
+  const naming: LockNaming = a.values.naming === "kazoo" ? "kazoo" : "curator"; // checked by parseCommand
+  const permits = intOption(a, "semaphore", "lock --semaphore N", 1);
   try {
-    const l = new Lock(zk, o.path, { id: `${hostname()}:${process.pid}` });
-    status.line("waiting", { path: o.path }, `waiting for the lock ${o.path}`);
+    const h =
+      permits !== undefined
+        ? semaphoreHolding(zk, o.path, permits, naming, id)
+        : a.values.shared === true
+          ? lockHolding(new ReadWriteLock(zk, o.path, { id, naming }).readLock, o.path, `the read lock ${o.path}`, { mode: "shared", naming })
+          : a.values.exclusive === true
+            ? lockHolding(new ReadWriteLock(zk, o.path, { id, naming }).writeLock, o.path, `the write lock ${o.path}`, { mode: "exclusive", naming })
+            : lockHolding(new Lock(zk, o.path, { id, naming }), o.path, `the lock ${o.path}`, { mode: "lock", naming });
+    status.line("waiting", { path: o.path, id, ...h.fields }, `waiting for ${h.what} as ${id}`);
+    let held;
     try {
-      await l.acquire({ signal: signals.waiting.signal });
+      held = await h.acquire(signals.waiting.signal);
     } catch (e) {
       if (signals.received) return signalStatus(signals.received);
       throw e;
     }
-    const token = l.token;
-    if (token === undefined) {
-      status.line("lost", { reason: "disconnected" }, "lost the lock before the child could start");
-      await l.release().catch(() => {});
+    if (held === null) {
+      status.line("lost", { reason: "disconnected" }, `lost ${h.what} before the child could start`);
+      await h.release().catch(() => {});
       return LOST_STATUS;
     }
-    status.line("acquired", { path: o.path, token: token.toString() }, `holding ${o.path} (token ${token})`);
-    const env = { ZK_FENCING_TOKEN: token.toString(), ZK_LOCK_PATH: o.path };
-    const r = await supervise(zk, o, env, status, signals, (cb) => {
-      l.on("lost", cb);
-      return () => l.off("lost", cb);
-    });
+    status.line("acquired", { path: o.path, ...h.fields, ...held.fields }, `holding ${h.what} (${held.text})`);
+    const r = await supervise(zk, o, held.env, status, signals, (cb) => h.onLost(cb));
     if (r.kind === "exited" || signals.received) {
-      await l.release().catch(() => {});
+      await h.release().catch(() => {});
       return r.status;
     }
-    void l.release().catch(() => {}); // deleted once the link is back, or gone with the session
+    void h.release().catch(() => {}); // deleted once the link is back, or gone with the session
     return LOST_STATUS;
   } finally {
     signals.dispose();

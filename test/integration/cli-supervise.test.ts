@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { startCli, zkts, type CliProcess } from "../support/cli-run.ts";
+import { startCli, statusEvents, zkts, type CliProcess } from "../support/cli-run.ts";
 import { until } from "../support/wait.ts";
 import { uniqueRoot } from "./client-util.ts";
 
@@ -137,9 +137,7 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
   const supervisor = async (args: string[], server = connect): Promise<Supervisor> => {
     const cli = await startCli(["--server", server, "--json", ...args], { killAfterMs: 60_000 });
     running.push(cli);
-    let text = "";
-    cli.child.stderr!.on("data", (c: Buffer) => (text += c.toString("utf8")));
-    const events = (): Record<string, unknown>[] => text.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const events = (): Record<string, unknown>[] => statusEvents(cli);
     return { cli, events, childPids: () => events().filter((e) => e.event === "child-started").map((e) => e.pid as number) };
   };
   /** The supervisor that reported starting child `pid` (its status line may come after the child's own). */

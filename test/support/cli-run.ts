@@ -102,6 +102,11 @@ export async function startCli(args: readonly string[], o: CliOptions = {}): Pro
   return { child, out: text, err: () => err, done, waitForOutput: (t) => wait(t, "out"), waitForErr: (t) => wait(t, "err") };
 }
 
+/** The status lines a `zkts --json` process (elect, lock) has written on stderr so far, whole lines only, parsed. */
+export function statusEvents(cli: CliProcess): Record<string, unknown>[] {
+  return cli.err().split("\n").slice(0, -1).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
 export async function zkts(args: readonly string[], o: CliOptions = {}): Promise<CliResult> {
   return (await startCli(args, o)).done;
 }
