@@ -137,7 +137,7 @@ describe("observability: diagnostics channels and the OpenTelemetry bridge (real
         await c.delete(`${base}/c`);
         await c.getData("no-slash").catch(() => {});
         await c.getChildren(base, "not a function" as never).catch(() => {});
-        await c.create(`${base}/d`, "x", { createParents: true, mode: 99 }).catch(() => {});
+        await c.create(`${base}/d`, "x", { createParents: true, mode: 99 as never }).catch(() => {});
         await c.deleteRecursive(base);
         span.end();
       });

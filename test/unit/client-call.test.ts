@@ -48,7 +48,7 @@ function stub(chroot: string): { c: Caller; sent: Sent[]; watches: WatchRegistry
         },
       });
     });
-  return { c: new Caller(chroot, watches, send, new LostWrites({ lastZxid: 0n, sessionId: 0n })), sent, watches };
+  return { c: new Caller(chroot, watches, send, new LostWrites({ lastZxid: 0n, sessionId: 0n }), { sessionId: 0n, remoteAddress: null }), sent, watches };
 }
 
 const stat = { czxid: 1n, mzxid: 2n, ctime: 3, mtime: 4, version: 5, cversion: 6, aversion: 7, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: 8n };
