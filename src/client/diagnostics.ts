@@ -132,9 +132,9 @@ export function tracingRequests(): boolean {
 }
 
 /**
- * Runs one public operation (call.ts: one call, or a composite once) as a `zookeeper-ts:request` trace: `start` in the caller's context, synchronously,
- * then `end`, and `asyncStart`/`asyncEnd` (with `error` first on a rejection) when it settles. `run` never throws
- * (a bad argument is a rejection).
+ * Runs one public operation (call.ts: its one call, or a composite once) as a `zookeeper-ts:request` trace: `start`
+ * in the caller's context, synchronously, then `end`, and `asyncStart`/`asyncEnd` (with `error` first on a
+ * rejection) when it settles. `run` never throws (a bad argument is a rejection).
  */
 export function traceRequest<T>(zk: Traceable, operation: string, path: string | undefined, run: () => Promise<T>): Promise<T> {
   built.requests++;

@@ -1,5 +1,6 @@
 // The public client (docs/client.md; reference: `npm run docs`): each operation checks its arguments,
-// then takes the one path of call.ts (op table codecs, chroot mapping, watches registered with their replies).
+// then takes the one path of call.ts (op table codecs, chroot mapping, watches registered with their replies,
+// and the one `zookeeper-ts:request` trace per call: an operation of several calls is traced once there).
 import { AddWatchMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { hostText, parseConnectString } from "../protocol/connect-string.ts";
 import { ProtocolError } from "../protocol/errors.ts";
