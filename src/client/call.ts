@@ -2,7 +2,9 @@
 // table's entry encodes the request and decodes the reply, the body's path is mapped into the chroot, a
 // watcher is registered in the receive path together with its reply, and the call goes to the session's
 // send (request.ts: a signal can abandon it; the decoded reply is mapped back out of the chroot). Argument
-// checks stay with each public method.
+// checks stay with each public method. It is also the one trace point: each call is one `zookeeper-ts:request`
+// trace (diagnostics.ts) unless it is `untraced` (the client's own reads, the calls inside an operation traced
+// as one by `trace`: a linearizable read, a create that makes its parents, multiRead, getConfig, ...).
 import { AddWatchMode, CreateMode, WatcherType } from "../protocol/constants.ts";
 import { type Create2Response, Ops } from "../protocol/ops.ts";
 import { addChroot, stripChroot } from "../protocol/path.ts";
@@ -18,6 +20,7 @@ import type { WatchKind, WatchRegistry } from "./watches/watches.ts";
 import { type LostWrites, type ReadBack, follow } from "./outcome.ts";
 import { ErrorCode } from "../protocol/constants.ts";
 import { ZooKeeperError } from "./errors.ts";
+import { type Traceable, traceRequest, tracingRequests } from "./diagnostics.ts";
 
 export type { Call, CallSpec };
 
@@ -30,13 +33,16 @@ export class Caller {
   private readonly lost: LostWrites;
   /** The chroot was seen to exist (a call under it succeeded, or an exists of it): a NONODE is then the node's. */
   private chrootSeen: boolean;
+  /** The session id and server a trace carries. */
+  private readonly client: Traceable;
 
-  constructor(chroot: string, watches: WatchRegistry, send: Send, lost: LostWrites) {
+  constructor(chroot: string, watches: WatchRegistry, send: Send, lost: LostWrites, client: Traceable) {
     this.chroot = chroot;
     this.watches = watches;
     this.send = send;
     this.lost = lost;
     this.chrootSeen = chroot === "";
+    this.client = client;
   }
 
   /** A client path as the server knows it. */
@@ -48,9 +54,17 @@ export class Caller {
    * Sends `body` as `spec`'s request and resolves with its decoded (and `result`-mapped) reply; rejects with a
    * ZooKeeperError carrying `op` and `path`. A `path` field of `body` is a client path unless `absolute`. `o` is
    * this call's own descriptor (made per call), held by the request until its reply, which registers its
-   * `watcher` (the chroot for that and for `result` is the session's CallContext's).
+   * `watcher` (the chroot for that and for `result` is the session's CallContext's). One trace of `o.op` and
+   * `o.path` while someone listens, unless `o.untraced`.
    */
   call<Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, o: Call<Res, Out>): Promise<Out> {
+    // The flags first: while nobody listens, that is all a call pays for tracing (no closure, no context).
+    if (tracingRequests() && o.untraced !== true) return traceRequest(this.client, o.op, o.path, () => this.sent(spec, body, o));
+    return this.sent(spec, body, o);
+  }
+
+  /** call() without its trace. */
+  private sent<Req, Res, Out = Res>(spec: CallSpec<Req, Res>, body: Req, o: Call<Res, Out>): Promise<Out> {
     const chroot = this.chroot;
     const pathed = body as (Req & { path?: unknown }) | undefined;
     if (chroot !== "" && o.absolute !== true && typeof pathed?.path === "string") body = { ...body, path: addChroot(chroot, pathed.path) };
@@ -90,14 +104,36 @@ export class Caller {
    * getData, exists, getChildren, setData, delete, create): one object per call instead of two.
    */
   request<Req, Res, Out = Res>(spec: CallSpec<Req, Res>, o: Req & Call<Res, Out>): Promise<Out> {
-    const done = this.call(spec, o, o);
+    if (tracingRequests() && o.untraced !== true) return traceRequest(this.client, o.op, o.path, () => this.requested(spec, o));
+    return this.requested(spec, o);
+  }
+
+  /** request() without its trace. */
+  private requested<Req, Res, Out = Res>(spec: CallSpec<Req, Res>, o: Req & Call<Res, Out>): Promise<Out> {
+    const done = this.sent(spec, o, o);
     // A write sent again after its reply was lost: its refusal may be the first attempt's doing (outcome.ts).
-    return this.lost.size === 0 ? done : follow(done, o as Call<unknown, unknown>, this.lost, this.readBack);
+    const settled = this.lost.size === 0 ? done : follow(done, o as Call<unknown, unknown>, this.lost, this.readBack);
+    // exists: a missing node is an answer (after the chroot's check, so a missing chroot is one too).
+    return o.noNodeIsNull === true ? (settled.catch(nullIfNoNode) as Promise<Out>) : settled; // Out: Stat | null there
+  }
+
+  /**
+   * One public operation that is more than one call, or none (a create that makes its parents, a linearizable read,
+   * deleteRecursive, multiRead, ...), as one trace: the public calls `run` makes are its children; its own are
+   * `untraced`. `run` rejects rather than throws.
+   */
+  trace<T>(op: string, path: string | undefined, run: () => Promise<T>): Promise<T> {
+    return tracingRequests() ? traceRequest(this.client, op, path, run) : run();
+  }
+
+  /** A call refused before it was made (bad arguments): rejects with `e`, as one trace while someone listens. */
+  refused(op: string, path: string | undefined, e: unknown): Promise<never> {
+    return tracingRequests() ? traceRequest(this.client, op, path, () => Promise.reject(e)) : Promise.reject(e);
   }
 
   /** The node at `path` for judging a lost write (null when there is none). */
   private readonly readBack = (path: string): Promise<ReadBack> =>
-    this.call(Ops.getData, { path, watch: false }, { op: "getData", path }).then(
+    this.sent(Ops.getData, { path, watch: false }, { op: "getData", path }).then(
       (r) => r,
       (e: unknown) => {
         if (e instanceof ZooKeeperError && e.code === ErrorCode.NONODE) return null;
@@ -109,17 +145,24 @@ export class Caller {
   dropUnwatched(path: string): void {
     const serverPath = this.server(path);
     if (this.watches.needsServerTable("data", serverPath) || this.watches.needsServerTable("child", serverPath)) return;
-    this.call(Ops.removeWatches, { path, type: WatcherType.Any }, { op: "addWatch", path }).catch(() => {});
+    this.sent(Ops.removeWatches, { path, type: WatcherType.Any }, { op: "addWatch", path }).catch(() => {});
   }
+}
+
+/** exists of a missing node: null. */
+function nullIfNoNode(e: unknown): null {
+  if (e instanceof ZooKeeperError && e.code === ErrorCode.NONODE) return null;
+  throw e;
 }
 
 /**
  * create (`withStat` false: resolves with the path) and createWithStat (path and Stat), in every mode: the checks,
- * then one call (or createParents' retry loop). Bad arguments reject; nothing throws.
+ * then one call (or createParents' retry loop, traced once: the parents' creates are its children). Bad arguments
+ * reject; nothing throws. `untraced`: an attempt inside that loop.
  */
-export function createNode(c: Caller, zk: HelperClient, op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: false): Promise<string>;
-export function createNode(c: Caller, zk: HelperClient, op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: true): Promise<Created>;
-export function createNode(c: Caller, zk: HelperClient, op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: boolean): Promise<string | Created> {
+export function createNode(c: Caller, zk: HelperClient, op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: false, untraced?: boolean): Promise<string>;
+export function createNode(c: Caller, zk: HelperClient, op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: true, untraced?: boolean): Promise<Created>;
+export function createNode(c: Caller, zk: HelperClient, op: string, path: string, data: Data | undefined, options: CreateOptions, withStat: boolean, untraced = false): Promise<string | Created> {
   try {
     const o = options ?? {};
     const { mode, ttl, sequential } = checkCreateMode(op, path, o.mode, o.ttl);
@@ -128,21 +171,26 @@ export function createNode(c: Caller, zk: HelperClient, op: string, path: string
     const acl = checkAcl(op, path, o.acl ?? Ids.OPEN_ACL_UNSAFE);
     if (o.createParents === true) {
       const again = { ...o, createParents: false };
-      return createWithParents<string | Created>(zk, path, acl, signal, () => (withStat ? createNode(c, zk, op, path, data, again, true) : createNode(c, zk, op, path, data, again, false)));
+      const attempt = (): Promise<string | Created> => (withStat ? createNode(c, zk, op, path, data, again, true, true) : createNode(c, zk, op, path, data, again, false, true));
+      return c.trace(op, path, () => createWithParents<string | Created>(zk, path, acl, signal, attempt));
     }
     const bytes = toBytes(op, path, data);
     // TTL and container creates answer as create2 does (path and Stat), also for create.
     const fromCreate2: (r: Create2Response, chroot: string) => string | Created = withStat ? createdWithStat : createdName2;
     if (ttl !== undefined) {
-      const created = c.call(Ops.createTTL, { path, data: bytes, acl, flags: mode, ttl: BigInt(ttl) }, { op, path, needs: need(["ttl"], `${op} of a TTL node`), signal, result: fromCreate2 });
-      return created.catch((e: unknown) => Promise.reject(ttlRefused(e)));
+      // Traced once with its refusal's message (the call itself would show the server's bare UNIMPLEMENTED).
+      const ttlCreate = (): Promise<string | Created> =>
+        c
+          .call(Ops.createTTL, { path, data: bytes, acl, flags: mode, ttl: BigInt(ttl) }, { op, path, needs: need(["ttl"], `${op} of a TTL node`), signal, result: fromCreate2, untraced: true })
+          .catch((e: unknown) => Promise.reject(ttlRefused(e)));
+      return untraced ? ttlCreate() : c.trace(op, path, ttlCreate);
     }
-    if (mode === CreateMode.CONTAINER) return c.call(Ops.createContainer, { path, data: bytes, acl, flags: mode }, { op, path, needs: need(["containers"], `${op} of a container`), signal, result: fromCreate2 });
+    if (mode === CreateMode.CONTAINER) return c.call(Ops.createContainer, { path, data: bytes, acl, flags: mode }, { op, path, needs: need(["containers"], `${op} of a container`), signal, result: fromCreate2, untraced });
     const unique = o.uniqueData === true;
-    if (withStat) return c.request(Ops.create2, { op, path, data: bytes, acl, flags: mode, needs: need(["createWithStat"], op), signal, result: createdWithStat, unique });
-    return c.request(Ops.create, { op, path, data: bytes, acl, flags: mode, signal, result: createdName, unique });
+    if (withStat) return c.request(Ops.create2, { op, path, data: bytes, acl, flags: mode, needs: need(["createWithStat"], op), signal, result: createdWithStat, unique, untraced });
+    return c.request(Ops.create, { op, path, data: bytes, acl, flags: mode, signal, result: createdName, unique, untraced });
   } catch (e) {
-    return Promise.reject(e);
+    return untraced ? Promise.reject(e) : c.refused(op, path, e);
   }
 }
 

@@ -133,7 +133,7 @@ export async function multiRead(c: Caller, ops: readonly ReadOp[], signal: Abort
     return { type: op.type === "getData" ? OpCode.getData : OpCode.getChildren, request: { path, watch: false } };
   });
   if (encoded.length === 0) return [];
-  const res = await c.call(Ops.multiRead, { ops: encoded }, { op: "multiRead", needs: { features: ["multiRead"], what: "multiRead" }, signal });
+  const res = await c.call(Ops.multiRead, { ops: encoded }, { op: "multiRead", needs: { features: ["multiRead"], what: "multiRead" }, signal, untraced: true });
   return res.results.map((r): ReadResult => {
     switch (r.type) {
       case OpCode.getData:
@@ -160,6 +160,7 @@ export async function getConfig(c: Caller, watcher: Watcher | undefined, signal:
     watchAs: "data",
     needs: { features: ["reconfig"], what: "getConfig" },
     signal,
+    untraced: true, // getConfig's own trace is the public method's (without the path); the tracker's reads are none
   });
   return parseConfig(res.data, res.stat);
 }
@@ -178,7 +179,7 @@ export async function reconfig(c: Caller, o: ReconfigOptions, signal: AbortSigna
   if (newMembers !== null && (joining !== null || leaving !== null)) throw badArguments("newMembers cannot be combined with joining/leaving", "reconfig");
   if (o.fromConfig !== undefined && typeof o.fromConfig !== "bigint") throw badArguments("fromConfig must be a bigint", "reconfig");
   const body = { joiningServers: joining, leavingServers: leaving, newMembers, curConfigId: o.fromConfig ?? -1n };
-  const res = await c.call(Ops.reconfig, body, { op: "reconfig", needs: { features: ["reconfig"], what: "reconfig" }, signal });
+  const res = await c.call(Ops.reconfig, body, { op: "reconfig", needs: { features: ["reconfig"], what: "reconfig" }, signal, untraced: true });
   return parseConfig(res.data, res.stat);
 }
 

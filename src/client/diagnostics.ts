@@ -118,7 +118,7 @@ function setServer(context: RequestContext, remote: string | null): void {
 }
 
 /** What a traced client gives the channels. */
-interface Traceable {
+export interface Traceable {
   readonly sessionId: bigint;
   readonly remoteAddress: string | null;
 }
@@ -126,15 +126,15 @@ interface Traceable {
 /** How many request contexts were built: none while nobody subscribes (checked by the tests, a counter not a timer). */
 export const built = { requests: 0 };
 
-/** Whether anyone listens to `zookeeper-ts:request`: the public methods check it before making a closure. */
+/** Whether anyone listens to `zookeeper-ts:request`: the Caller (call.ts) checks it before making a closure. */
 export function tracingRequests(): boolean {
   return traced(requestTrace);
 }
 
 /**
- * Runs one public operation as a `zookeeper-ts:request` trace: `start` in the caller's context, synchronously,
- * then `end`, and `asyncStart`/`asyncEnd` (with `error` first on a rejection) when it settles. `run` never throws
- * (a bad argument is a rejection).
+ * Runs one public operation (call.ts: its one call, or a composite once) as a `zookeeper-ts:request` trace: `start`
+ * in the caller's context, synchronously, then `end`, and `asyncStart`/`asyncEnd` (with `error` first on a
+ * rejection) when it settles. `run` never throws (a bad argument is a rejection).
  */
 export function traceRequest<T>(zk: Traceable, operation: string, path: string | undefined, run: () => Promise<T>): Promise<T> {
   built.requests++;

@@ -66,7 +66,7 @@ function typesBefore39(watches: WatchRegistry, serverPath: string, gone: Set<Wat
 
 async function removeOnServer(ctx: RemovalContext, op: string, path: string, type: number, persistent: boolean): Promise<void> {
   try {
-    await ctx.calls.call(Ops.removeWatches, { path, type }, { op, path, needs: NEEDS, signal: ctx.signal });
+    await ctx.calls.call(Ops.removeWatches, { path, type }, { op, path, needs: NEEDS, signal: ctx.signal, untraced: true });
   } catch (e) {
     if (!(e instanceof ZooKeeperError && e.code === ErrorCode.NOWATCHER)) throw e;
     // A one-shot watch may have fired (and so left the server) while this request was under way.

@@ -1,5 +1,6 @@
 // The public client (docs/client.md; reference: `npm run docs`): each operation checks its arguments,
-// then takes the one path of call.ts (op table codecs, chroot mapping, watches registered with their replies).
+// then takes the one path of call.ts (op table codecs, chroot mapping, watches registered with their replies,
+// and the one `zookeeper-ts:request` trace per call: an operation of several calls is traced once there).
 import { AddWatchMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { hostText, parseConnectString } from "../protocol/connect-string.ts";
 import { ProtocolError } from "../protocol/errors.ts";
@@ -9,7 +10,7 @@ import type { ACL, Stat } from "../protocol/records.ts";
 import { type CallOptions, raceSignal, signalOf } from "./abort.ts";
 import { Caller, clientPaths, createNode, ephemeralsPrefix, identities, need, persistentKind } from "./call.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
-import { publishState, publishWatch, traceRequest, tracingRequests, tracingWatches } from "./diagnostics.ts";
+import { publishState, publishWatch, tracingWatches } from "./diagnostics.ts";
 import { watchedEvent } from "./events.ts";
 import { credentialName, identitiesText } from "./session/priming.ts";
 import { deleteTree } from "./helpers.ts";
@@ -125,7 +126,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     const tls = options.tls;
     if (typeof tls === "object" && tls !== null && (tls.cert !== undefined || tls.certFile !== undefined || tls.pfx !== undefined)) this.credentials.push("x509 (the TLS client certificate)");
     this.session = new Session(o);
-    this.calls = new Caller(this.chroot, this.watches, this.session.send, this.session.lost);
+    this.calls = new Caller(this.chroot, this.watches, this.session.send, this.session.lost, this);
   }
 
   /**
@@ -307,34 +308,22 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * NONODE (no parent), NOCHILDRENFOREPHEMERALS, NOAUTH, INVALIDACL. CONTAINER and TTL modes need 3.5.3+.
    */
   create(path: string, data?: Data, options: CreateOptions = {}): Promise<string> {
-    return tracingRequests() ? traceRequest(this, "create", path, () => this.createNow(path, data, options)) : this.createNow(path, data, options);
-  }
-
-  private createNow(path: string, data?: Data, options: CreateOptions = {}): Promise<string> {
     return createNode(this.calls, this, "create", path, data, options, false);
   }
 
   /** Like `create`, and also resolves with the new node's Stat (server 3.5+). */
   createWithStat(path: string, data?: Data, options: CreateOptions = {}): Promise<{ path: string; stat: Stat }> {
-    return tracingRequests() ? traceRequest(this, "createWithStat", path, () => this.createWithStatNow(path, data, options)) : this.createWithStatNow(path, data, options);
-  }
-
-  private createWithStatNow(path: string, data?: Data, options: CreateOptions = {}): Promise<{ path: string; stat: Stat }> {
     return createNode(this.calls, this, "createWithStat", path, data, options, true);
   }
 
   /** Deletes a node (with `version`: only at that version). Server codes: NONODE, BADVERSION, NOTEMPTY, NOAUTH. */
   delete(path: string, version?: number, options?: CallOptions): Promise<void> {
-    return tracingRequests() ? traceRequest(this, "delete", path, () => this.deleteNow(path, version, options)) : this.deleteNow(path, version, options);
-  }
-
-  private deleteNow(path: string, version?: number, options?: CallOptions): Promise<void> {
     try {
       checkPath("delete", path);
       const v = checkVersion("delete", path, version);
       return this.calls.request(Ops.delete, { op: "delete", path, version: v, signal: signalOf("delete", path, options) });
     } catch (e) {
-      return Promise.reject(e);
+      return this.calls.refused("delete", path, e);
     }
   }
 
@@ -343,12 +332,10 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * that appear or vanish meanwhile are handled. NONODE only when `path` never existed; `/` is BADARGUMENTS.
    */
   deleteRecursive(path: string, options?: CallOptions): Promise<void> {
-    return tracingRequests() ? traceRequest(this, "deleteRecursive", path, () => this.deleteRecursiveNow(path, options)) : this.deleteRecursiveNow(path, options);
-  }
-
-  private async deleteRecursiveNow(path: string, options?: CallOptions): Promise<void> {
-    checkPath("deleteRecursive", path);
-    await deleteTree(this, path, this.maxBufferSize, signalOf("deleteRecursive", path, options));
+    return this.calls.trace("deleteRecursive", path, async () => {
+      checkPath("deleteRecursive", path);
+      await deleteTree(this, path, this.maxBufferSize, signalOf("deleteRecursive", path, options));
+    });
   }
 
   /**
@@ -356,20 +343,17 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * `{ linearizable: true }`: current at an instant between the call and its answer (ReadOptions).
    */
   exists(path: string, watcher?: Watcher, options?: ReadOptions): Promise<Stat | null> {
-    return tracingRequests() ? traceRequest(this, "exists", path, () => this.existsNow(path, watcher, options)) : this.existsNow(path, watcher, options);
-  }
-
-  private async existsNow(path: string, watcher?: Watcher, options?: ReadOptions): Promise<Stat | null> {
-    checkPath("exists", path);
-    const w = checkWatcher("exists", path, watcher);
-    const signal = signalOf("exists", path, options);
-    if (options?.linearizable === true) return this.linearized(path, () => this.existsNow(path, w, { signal }), (s) => s, signal);
     try {
+      checkPath("exists", path);
+      const w = checkWatcher("exists", path, watcher);
+      const signal = signalOf("exists", path, options);
       // A missing node still leaves a server-side watch: it fires NodeCreated.
-      return await this.calls.request(Ops.exists, { op: "exists", path, watch: w !== undefined, watcher: w, watchAs: "data", watchAsIfNoNode: "exist", signal });
+      if (options?.linearizable !== true) return this.calls.request(Ops.exists, { op: "exists", path, watch: w !== undefined, watcher: w, watchAs: "data", watchAsIfNoNode: "exist", signal, noNodeIsNull: true });
+      const read = (): Promise<Stat | null> =>
+        this.calls.request(Ops.exists, { op: "exists", path, watch: w !== undefined, watcher: w, watchAs: "data", watchAsIfNoNode: "exist", signal, noNodeIsNull: true, untraced: true });
+      return this.calls.trace("exists", path, () => this.linearized(path, read, (s) => s, signal));
     } catch (e) {
-      if (e instanceof ZooKeeperError && e.code === ErrorCode.NONODE) return null;
-      throw e;
+      return this.calls.refused("exists", path, e);
     }
   }
 
@@ -378,18 +362,15 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * `{ linearizable: true }`: current at an instant between the call and its answer (ReadOptions).
    */
   getData(path: string, watcher?: Watcher, options?: ReadOptions): Promise<{ data: Uint8Array | null; stat: Stat }> {
-    return tracingRequests() ? traceRequest(this, "getData", path, () => this.getDataNow(path, watcher, options)) : this.getDataNow(path, watcher, options);
-  }
-
-  private getDataNow(path: string, watcher?: Watcher, options?: ReadOptions): Promise<{ data: Uint8Array | null; stat: Stat }> {
     try {
       checkPath("getData", path);
       const w = checkWatcher("getData", path, watcher);
       const signal = signalOf("getData", path, options);
-      if (options?.linearizable === true) return this.linearized(path, () => this.getDataNow(path, w, { signal }), (r) => r.stat, signal);
-      return this.calls.request(Ops.getData, { op: "getData", path, watch: w !== undefined, watcher: w, watchAs: "data", signal });
+      if (options?.linearizable !== true) return this.calls.request(Ops.getData, { op: "getData", path, watch: w !== undefined, watcher: w, watchAs: "data", signal });
+      const read = (): Promise<{ data: Uint8Array | null; stat: Stat }> => this.calls.request(Ops.getData, { op: "getData", path, watch: w !== undefined, watcher: w, watchAs: "data", signal, untraced: true });
+      return this.calls.trace("getData", path, () => this.linearized(path, read, (r) => r.stat, signal));
     } catch (e) {
-      return Promise.reject(e);
+      return this.calls.refused("getData", path, e);
     }
   }
 
@@ -416,17 +397,13 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * Server codes: NONODE, BADVERSION, NOAUTH; data over `maxBufferSize` rejects with BADARGUMENTS.
    */
   setData(path: string, data: Data, version?: number, options?: WriteOptions): Promise<Stat> {
-    return tracingRequests() ? traceRequest(this, "setData", path, () => this.setDataNow(path, data, version, options)) : this.setDataNow(path, data, version, options);
-  }
-
-  private setDataNow(path: string, data: Data, version?: number, options?: WriteOptions): Promise<Stat> {
     try {
       checkPath("setData", path);
       const bytes = toBytes("setData", path, data);
       const v = checkVersion("setData", path, version);
       return this.calls.request(Ops.setData, { op: "setData", path, data: bytes, version: v, signal: signalOf("setData", path, options), unique: options?.uniqueData === true });
     } catch (e) {
-      return Promise.reject(e);
+      return this.calls.refused("setData", path, e);
     }
   }
 
@@ -434,35 +411,35 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * A node's child names (unsorted); `watcher` fires once on NodeChildrenChanged or NodeDeleted. Codes: NONODE, NOAUTH.
    */
   getChildren(path: string, watcher?: Watcher, options?: CallOptions): Promise<string[]> {
-    return tracingRequests() ? traceRequest(this, "getChildren", path, () => this.getChildrenNow(path, watcher, options)) : this.getChildrenNow(path, watcher, options);
-  }
-
-  private async getChildrenNow(path: string, watcher?: Watcher, options?: CallOptions): Promise<string[]> {
-    checkPath("getChildren", path);
-    const w = checkWatcher("getChildren", path, watcher);
-    return this.calls.request(Ops.getChildren, { op: "getChildren", path, watch: w !== undefined, watcher: w, watchAs: "child", signal: signalOf("getChildren", path, options) });
+    try {
+      checkPath("getChildren", path);
+      const w = checkWatcher("getChildren", path, watcher);
+      return this.calls.request(Ops.getChildren, { op: "getChildren", path, watch: w !== undefined, watcher: w, watchAs: "child", signal: signalOf("getChildren", path, options) });
+    } catch (e) {
+      return this.calls.refused("getChildren", path, e);
+    }
   }
 
   /** Like `getChildren`, and also the node's Stat. */
   getChildrenWithStat(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ children: string[]; stat: Stat }> {
-    return tracingRequests() ? traceRequest(this, "getChildrenWithStat", path, () => this.getChildrenWithStatNow(path, watcher, options)) : this.getChildrenWithStatNow(path, watcher, options);
-  }
-
-  private async getChildrenWithStatNow(path: string, watcher?: Watcher, options?: CallOptions): Promise<{ children: string[]; stat: Stat }> {
     const op = "getChildrenWithStat";
-    checkPath(op, path);
-    const w = checkWatcher(op, path, watcher);
-    return this.calls.request(Ops.getChildren2, { op, path, watch: w !== undefined, watcher: w, watchAs: "child", signal: signalOf(op, path, options) });
+    try {
+      checkPath(op, path);
+      const w = checkWatcher(op, path, watcher);
+      return this.calls.request(Ops.getChildren2, { op, path, watch: w !== undefined, watcher: w, watchAs: "child", signal: signalOf(op, path, options) });
+    } catch (e) {
+      return this.calls.refused(op, path, e);
+    }
   }
 
   /** A node's ACL and Stat. Server code: NONODE. */
   getACL(path: string, options?: CallOptions): Promise<{ acl: ACL[]; stat: Stat }> {
-    return tracingRequests() ? traceRequest(this, "getACL", path, () => this.getACLNow(path, options)) : this.getACLNow(path, options);
-  }
-
-  private async getACLNow(path: string, options?: CallOptions): Promise<{ acl: ACL[]; stat: Stat }> {
-    checkPath("getACL", path);
-    return this.calls.call(Ops.getACL, { path }, { op: "getACL", path, signal: signalOf("getACL", path, options) });
+    try {
+      checkPath("getACL", path);
+      return this.calls.call(Ops.getACL, { path }, { op: "getACL", path, signal: signalOf("getACL", path, options) });
+    } catch (e) {
+      return this.calls.refused("getACL", path, e);
+    }
   }
 
   /**
@@ -470,39 +447,39 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * INVALIDACL for a bad list; server codes NONODE, BADVERSION, NOAUTH.
    */
   setACL(path: string, acl: ACL[], version?: number, options?: CallOptions): Promise<Stat> {
-    return tracingRequests() ? traceRequest(this, "setACL", path, () => this.setACLNow(path, acl, version, options)) : this.setACLNow(path, acl, version, options);
-  }
-
-  private async setACLNow(path: string, acl: ACL[], version?: number, options?: CallOptions): Promise<Stat> {
-    checkPath("setACL", path);
-    const list = checkAcl("setACL", path, acl);
-    const v = checkVersion("setACL", path, version);
-    return this.calls.call(Ops.setACL, { path, acl: list, version: v }, { op: "setACL", path, signal: signalOf("setACL", path, options) });
+    try {
+      checkPath("setACL", path);
+      const list = checkAcl("setACL", path, acl);
+      const v = checkVersion("setACL", path, version);
+      return this.calls.call(Ops.setACL, { path, acl: list, version: v }, { op: "setACL", path, signal: signalOf("setACL", path, options) });
+    } catch (e) {
+      return this.calls.refused("setACL", path, e);
+    }
   }
 
   /** Resolves once this client's server has caught up with the leader, so the next read sees earlier writes. */
   sync(path: string, options?: CallOptions): Promise<void> {
-    return tracingRequests() ? traceRequest(this, "sync", path, () => this.syncNow(path, options)) : this.syncNow(path, options);
-  }
-
-  private async syncNow(path: string, options?: CallOptions): Promise<void> {
-    checkPath("sync", path);
-    await this.calls.call(Ops.sync, { path }, { op: "sync", path, signal: signalOf("sync", path, options) });
+    try {
+      checkPath("sync", path);
+      return this.calls.call(Ops.sync, { path }, { op: "sync", path, signal: signalOf("sync", path, options), result: nothing });
+    } catch (e) {
+      return this.calls.refused("sync", path, e);
+    }
   }
 
   /**
    * Runs `ops` atomically (all or none); one OpResult per op. Rejects with the failing op's code (`results` on the error).
    */
   multi(ops: readonly Op[], options?: CallOptions): Promise<OpResult[]> {
-    return tracingRequests() ? traceRequest(this, "multi", undefined, () => this.multiNow(ops, options)) : this.multiNow(ops, options);
-  }
-
-  private async multiNow(ops: readonly Op[], options?: CallOptions): Promise<OpResult[]> {
-    if (!Array.isArray(ops)) throw badArguments("multi takes an array of ops", "multi");
-    const encoded = ops.map((op) => encodeOp(op, this.chroot));
-    const signal = signalOf("multi", undefined, options);
-    if (encoded.length === 0) return [];
-    return this.calls.call(Ops.multi, { ops: encoded }, { op: "multi", needs: multiNeeds(encoded), signal, result: (r, chroot) => decodeResults(r.results, chroot, ops) });
+    try {
+      if (!Array.isArray(ops)) throw badArguments("multi takes an array of ops", "multi");
+      const encoded = ops.map((op) => encodeOp(op, this.chroot));
+      const signal = signalOf("multi", undefined, options);
+      if (encoded.length === 0) return this.calls.trace("multi", undefined, noResults);
+      return this.calls.call(Ops.multi, { ops: encoded }, { op: "multi", needs: multiNeeds(encoded), signal, result: (r, chroot) => decodeResults(r.results, chroot, ops) });
+    } catch (e) {
+      return this.calls.refused("multi", undefined, e);
+    }
   }
 
   /** A builder over `multi`: chain ops, then `commit()`. */
@@ -514,40 +491,36 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * Sets a persistent watch (server 3.6+) on the node or, PERSISTENT_RECURSIVE, its subtree; kept across reconnects.
    */
   addWatch(path: string, mode: AddWatchMode, watcher: Watcher, options?: CallOptions): Promise<void> {
-    return tracingRequests() ? traceRequest(this, "addWatch", path, () => this.addWatchNow(path, mode, watcher, options)) : this.addWatchNow(path, mode, watcher, options);
-  }
-
-  private async addWatchNow(path: string, mode: AddWatchMode, watcher: Watcher, options?: CallOptions): Promise<void> {
-    checkPath("addWatch", path);
-    const w = checkWatcher("addWatch", path, watcher, true)!;
-    if (mode !== AddWatchMode.PERSISTENT && mode !== AddWatchMode.PERSISTENT_RECURSIVE) throw badArguments(`mode must be an AddWatchMode, got ${String(mode)}`, "addWatch", path);
-    const signal = signalOf("addWatch", path, options);
-    // Abandoned (aborted) but set on the server: nobody listens to that watch, so it goes again.
-    const abandoned = (err: number): void => void (err === ErrorCode.OK && this.calls.dropUnwatched(path));
-    await this.calls.call(Ops.addWatch, { path, mode }, { op: "addWatch", path, needs: need(["persistentWatches"], "addWatch"), watcher: w, watchAs: persistentKind(mode), signal, abandoned });
+    try {
+      checkPath("addWatch", path);
+      const w = checkWatcher("addWatch", path, watcher, true)!;
+      if (mode !== AddWatchMode.PERSISTENT && mode !== AddWatchMode.PERSISTENT_RECURSIVE) throw badArguments(`mode must be an AddWatchMode, got ${String(mode)}`, "addWatch", path);
+      const signal = signalOf("addWatch", path, options);
+      // Abandoned (aborted) but set on the server: nobody listens to that watch, so it goes again.
+      const abandoned = (err: number): void => void (err === ErrorCode.OK && this.calls.dropUnwatched(path));
+      return this.calls.call(Ops.addWatch, { path, mode }, { op: "addWatch", path, needs: need(["persistentWatches"], "addWatch"), watcher: w, watchAs: persistentKind(mode), signal, abandoned, result: nothing });
+    } catch (e) {
+      return this.calls.refused("addWatch", path, e);
+    }
   }
 
   /**
    * Removes one watcher (server 3.5+); the server's watch goes when no other local watcher needs it. NOWATCHER if unknown.
    */
   removeWatches(path: string, watcher: Watcher, type: WatcherType, options?: CallOptions): Promise<void> {
-    return tracingRequests() ? traceRequest(this, "removeWatches", path, () => this.removeWatchesNow(path, watcher, type, options)) : this.removeWatchesNow(path, watcher, type, options);
-  }
-
-  private async removeWatchesNow(path: string, watcher: Watcher, type: WatcherType, options?: CallOptions): Promise<void> {
-    checkPath("removeWatches", path);
-    checkWatcher("removeWatches", path, watcher, true);
-    await removeWatchers(this.removal(signalOf("removeWatches", path, options)), "removeWatches", path, type, watcher);
+    return this.calls.trace("removeWatches", path, async () => {
+      checkPath("removeWatches", path);
+      checkWatcher("removeWatches", path, watcher, true);
+      await removeWatchers(this.removal(signalOf("removeWatches", path, options)), "removeWatches", path, type, watcher);
+    });
   }
 
   /** Removes every watcher of `type` on a path (server 3.5+), locally and on the server. NOWATCHER if none. */
   removeAllWatches(path: string, type: WatcherType, options?: CallOptions): Promise<void> {
-    return tracingRequests() ? traceRequest(this, "removeAllWatches", path, () => this.removeAllWatchesNow(path, type, options)) : this.removeAllWatchesNow(path, type, options);
-  }
-
-  private async removeAllWatchesNow(path: string, type: WatcherType, options?: CallOptions): Promise<void> {
-    checkPath("removeAllWatches", path);
-    await removeWatchers(this.removal(signalOf("removeAllWatches", path, options)), "removeAllWatches", path, type, undefined);
+    return this.calls.trace("removeAllWatches", path, async () => {
+      checkPath("removeAllWatches", path);
+      await removeWatchers(this.removal(signalOf("removeAllWatches", path, options)), "removeAllWatches", path, type, undefined);
+    });
   }
 
   private removal(signal: AbortSignal | undefined): RemovalContext {
@@ -567,60 +540,48 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
 
   /** This session's ephemeral nodes whose path starts with `prefixPath` (inside the chroot; server 3.6+). */
   getEphemerals(prefixPath = "/", options?: CallOptions): Promise<string[]> {
-    return tracingRequests() ? traceRequest(this, "getEphemerals", prefixPath, () => this.getEphemeralsNow(prefixPath, options)) : this.getEphemeralsNow(prefixPath, options);
-  }
-
-  private async getEphemeralsNow(prefixPath = "/", options?: CallOptions): Promise<string[]> {
-    if (typeof prefixPath !== "string" || !prefixPath.startsWith("/")) throw badArguments("prefixPath must be a string starting with /", "getEphemerals", String(prefixPath));
-    const body = { prefixPath: ephemeralsPrefix(this.chroot, prefixPath) };
-    return this.calls.call(Ops.getEphemerals, body, { op: "getEphemerals", path: prefixPath, needs: need(["getEphemerals"], "getEphemerals"), signal: signalOf("getEphemerals", prefixPath, options), result: clientPaths });
+    try {
+      if (typeof prefixPath !== "string" || !prefixPath.startsWith("/")) throw badArguments("prefixPath must be a string starting with /", "getEphemerals", String(prefixPath));
+      const body = { prefixPath: ephemeralsPrefix(this.chroot, prefixPath) };
+      return this.calls.call(Ops.getEphemerals, body, { op: "getEphemerals", path: prefixPath, needs: need(["getEphemerals"], "getEphemerals"), signal: signalOf("getEphemerals", prefixPath, options), result: clientPaths });
+    } catch (e) {
+      return this.calls.refused("getEphemerals", prefixPath, e);
+    }
   }
 
   /** The number of descendants of a node (server 3.6+). Server code: NONODE. */
   getAllChildrenNumber(path: string, options?: CallOptions): Promise<number> {
-    return tracingRequests() ? traceRequest(this, "getAllChildrenNumber", path, () => this.getAllChildrenNumberNow(path, options)) : this.getAllChildrenNumberNow(path, options);
-  }
-
-  private async getAllChildrenNumberNow(path: string, options?: CallOptions): Promise<number> {
     const op = "getAllChildrenNumber";
-    checkPath(op, path);
-    return this.calls.call(Ops.getAllChildrenNumber, { path }, { op, path, needs: need(["getEphemerals"], op), signal: signalOf(op, path, options) });
+    try {
+      checkPath(op, path);
+      return this.calls.call(Ops.getAllChildrenNumber, { path }, { op, path, needs: need(["getEphemerals"], op), signal: signalOf(op, path, options) });
+    } catch (e) {
+      return this.calls.refused(op, path, e);
+    }
   }
 
   /** The identities the server gives this connection: ip, digest, sasl, x509 (server 3.7+). */
   whoAmI(options?: CallOptions): Promise<{ scheme: string; id: string }[]> {
-    return tracingRequests() ? traceRequest(this, "whoAmI", undefined, () => this.whoAmINow(options)) : this.whoAmINow(options);
-  }
-
-  private async whoAmINow(options?: CallOptions): Promise<{ scheme: string; id: string }[]> {
-    return this.calls.call(Ops.whoAmI, undefined, { op: "whoAmI", needs: need(["whoAmI"], "whoAmI"), signal: signalOf("whoAmI", undefined, options), result: identities });
+    try {
+      return this.calls.call(Ops.whoAmI, undefined, { op: "whoAmI", needs: need(["whoAmI"], "whoAmI"), signal: signalOf("whoAmI", undefined, options), result: identities });
+    } catch (e) {
+      return this.calls.refused("whoAmI", undefined, e);
+    }
   }
 
   /** Reads several nodes in one round trip (3.6+); each read succeeds or fails on its own. */
   multiRead(ops: readonly ReadOp[], options?: CallOptions): Promise<ReadResult[]> {
-    return tracingRequests() ? traceRequest(this, "multiRead", undefined, () => this.multiReadNow(ops, options)) : this.multiReadNow(ops, options);
-  }
-
-  private async multiReadNow(ops: readonly ReadOp[], options?: CallOptions): Promise<ReadResult[]> {
-    return multiRead(this.calls, ops, signalOf("multiRead", undefined, options));
+    return this.calls.trace("multiRead", undefined, async () => multiRead(this.calls, ops, signalOf("multiRead", undefined, options)));
   }
 
   /** The ensemble's dynamic configuration (3.5+); `watcher` sees its next change. */
   getConfig(watcher?: Watcher, options?: CallOptions): Promise<ZooKeeperConfig> {
-    return tracingRequests() ? traceRequest(this, "getConfig", undefined, () => this.getConfigNow(watcher, options)) : this.getConfigNow(watcher, options);
-  }
-
-  private async getConfigNow(watcher?: Watcher, options?: CallOptions): Promise<ZooKeeperConfig> {
-    return getConfig(this.calls, watcher, signalOf("getConfig", "/zookeeper/config", options));
+    return this.calls.trace("getConfig", undefined, async () => getConfig(this.calls, watcher, signalOf("getConfig", "/zookeeper/config", options)));
   }
 
   /** Changes the ensemble's membership (3.5+; the servers need reconfigEnabled=true and the caller the right to). */
   reconfig(options: ReconfigOptions, callOptions?: CallOptions): Promise<ZooKeeperConfig> {
-    return tracingRequests() ? traceRequest(this, "reconfig", undefined, () => this.reconfigNow(options, callOptions)) : this.reconfigNow(options, callOptions);
-  }
-
-  private async reconfigNow(options: ReconfigOptions, callOptions?: CallOptions): Promise<ZooKeeperConfig> {
-    return reconfig(this.calls, options, signalOf("reconfig", undefined, callOptions));
+    return this.calls.trace("reconfig", undefined, async () => reconfig(this.calls, options, signalOf("reconfig", undefined, callOptions)));
   }
 
   /**
@@ -646,17 +607,21 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * With `signal`: an abort stops the wait only; the credentials stay stored for later reconnects.
    */
   addAuthInfo(scheme: string, auth: Uint8Array | string, options?: CallOptions): Promise<void> {
-    return tracingRequests() ? traceRequest(this, "addAuthInfo", undefined, () => this.addAuthInfoNow(scheme, auth, options)) : this.addAuthInfoNow(scheme, auth, options);
-  }
-
-  private async addAuthInfoNow(scheme: string, auth: Uint8Array | string, options?: CallOptions): Promise<void> {
-    if (typeof scheme !== "string" || scheme === "") throw badArguments("scheme must be a non-empty string", "addAuthInfo");
-    const bytes = toBytes("addAuthInfo", "/", auth);
-    if (bytes === null) throw badArguments("auth must be a Uint8Array or a string", "addAuthInfo");
-    const signal = signalOf("addAuthInfo", undefined, options);
-    signal?.throwIfAborted();
-    await raceSignal(this.addAuth(scheme, bytes), signal);
+    return this.calls.trace("addAuthInfo", undefined, async () => {
+      if (typeof scheme !== "string" || scheme === "") throw badArguments("scheme must be a non-empty string", "addAuthInfo");
+      const bytes = toBytes("addAuthInfo", "/", auth);
+      if (bytes === null) throw badArguments("auth must be a Uint8Array or a string", "addAuthInfo");
+      const signal = signalOf("addAuthInfo", undefined, options);
+      signal?.throwIfAborted();
+      await raceSignal(this.addAuth(scheme, bytes), signal);
+    });
   }
 }
+
+/** sync and addWatch resolve with nothing (a shared function: a call allocates none). */
+const nothing = (): undefined => undefined;
+
+/** multi of no ops: nothing is sent. */
+const noResults = (): Promise<OpResult[]> => Promise.resolve([]);
 
 export { Op };

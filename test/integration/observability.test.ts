@@ -8,8 +8,9 @@ import * as dc from "node:diagnostics_channel";
 import { readFileSync } from "node:fs";
 import { AggregationTemporality, MeterProvider, MetricReader, type HistogramMetricData } from "@opentelemetry/sdk-metrics";
 import { otelSdk } from "../support/otel-sdk.ts";
+import { renderSpanTree } from "../support/span-tree.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
-import { LeaderElection, Lock, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
+import { AddWatchMode, LeaderElection, Lock, Op, ReadOp, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { built, type ConnectContext, type RequestContext, type SessionMessage, type WatchMessage } from "../../src/client/diagnostics.ts";
 import { uniqueRoot, until } from "./client-util.ts";
 
@@ -98,6 +99,101 @@ describe("observability: diagnostics channels and the OpenTelemetry bridge (real
     assert.equal((calls[1]![0].error as ZooKeeperError).codeName, "NONODE");
     assert.deepEqual(calls[2]![1], ["start", "end", "asyncStart", "asyncEnd"], "exists of a missing node resolves null: no error");
     assert.equal(calls[3]![0].path, undefined, "multi has no path");
+  }, 60_000);
+
+  it("every public operation is one trace (bad arguments too); a composite's own public calls are its children", async () => {
+    const c = await sessions.client({ trackEnsemble: false });
+    const base = `${root}/every`;
+    const { exporter, tracerProvider, dispose } = otelSdk();
+    const t = recordTrace<RequestContext>("zookeeper-ts:request");
+    try {
+      await tracerProvider.getTracer("app").startActiveSpan("every operation", async (span) => {
+        const w = (): void => {};
+        await c.create(`${base}/a/b`, "x", { createParents: true });
+        await c.createWithStat(`${base}/c`);
+        await c.setData(`${base}/c`, "y");
+        await c.getData(`${base}/c`);
+        await c.getData(`${base}/c`, undefined, { linearizable: true });
+        assert.equal(await c.exists(`${base}/none`), null);
+        await c.exists(`${base}/c`, undefined, { linearizable: true });
+        await c.getChildren(base);
+        await c.getChildrenWithStat(base);
+        const { acl } = await c.getACL(`${base}/c`);
+        await c.setACL(`${base}/c`, acl);
+        await c.sync(base);
+        await c.multi([Op.check(`${base}/c`, 1)]);
+        await c.multi([]);
+        await c.addWatch(`${base}/c`, AddWatchMode.PERSISTENT, w);
+        await c.removeWatches(`${base}/c`, w, WatcherType.Any);
+        await c.getData(`${base}/c`, w);
+        await c.removeAllWatches(`${base}/c`, WatcherType.Data);
+        await c.getEphemerals();
+        await c.getAllChildrenNumber(base);
+        await c.whoAmI();
+        await c.multiRead([ReadOp.getData(`${base}/c`), ReadOp.getChildren(`${base}/none`)]);
+        await c.getConfig().catch(() => {});
+        await c.addAuthInfo("digest", "u:p");
+        await c.delete(`${base}/c`, 5).catch(() => {});
+        await c.delete(`${base}/c`);
+        await c.getData("no-slash").catch(() => {});
+        await c.getChildren(base, "not a function" as never).catch(() => {});
+        await c.create(`${base}/d`, "x", { createParents: true, mode: 99 as never }).catch(() => {});
+        await c.deleteRecursive(base);
+        span.end();
+      });
+    } finally {
+      t.off();
+      dispose();
+    }
+    const spans = exporter.getFinishedSpans();
+    const tree = renderSpanTree(spans, { rewrite: (s) => s.split(base).join("/b").split(root).join("/r") });
+    assert.equal(
+      tree,
+      `every operation
+  create /b/a/b  [CLIENT]
+    create /r  [CLIENT]  ERROR  type=NODEEXISTS
+    create /b  [CLIENT]
+    create /b/a  [CLIENT]
+  createWithStat /b/c  [CLIENT]
+  setData /b/c  [CLIENT]
+  getData /b/c  [CLIENT]
+  getData /b/c  [CLIENT]
+    multi  [CLIENT]
+  exists /b/none  [CLIENT]
+  exists /b/c  [CLIENT]
+    multi  [CLIENT]
+  getChildren /b  [CLIENT]
+  getChildrenWithStat /b  [CLIENT]
+  getACL /b/c  [CLIENT]
+  setACL /b/c  [CLIENT]
+  sync /b  [CLIENT]
+  multi  [CLIENT]
+  multi  [CLIENT]
+  addWatch /b/c  [CLIENT]
+  removeWatches /b/c  [CLIENT]
+  getData /b/c  [CLIENT]
+  removeAllWatches /b/c  [CLIENT]
+  getEphemerals /  [CLIENT]
+  getAllChildrenNumber /b  [CLIENT]
+  whoAmI  [CLIENT]
+  multiRead  [CLIENT]
+  getConfig  [CLIENT]
+  addAuthInfo  [CLIENT]
+  delete /b/c  [CLIENT]  ERROR  type=BADVERSION
+  delete /b/c  [CLIENT]
+  getData no-slash  [CLIENT]  ERROR  type=BADARGUMENTS
+  getChildren /b  [CLIENT]  ERROR  type=BADARGUMENTS
+  create /b/d  [CLIENT]  ERROR  type=BADARGUMENTS
+  deleteRecursive /b  [CLIENT]
+    getChildren /b  [CLIENT]
+    getChildren /b/a  [CLIENT]
+    getChildren /b/a/b  [CLIENT]
+    multi  [CLIENT]`,
+    );
+    // On the channel: one start and one asyncEnd per call, each a span.
+    const count = (kind: string): number => t.events.filter(([k]) => k === kind).length;
+    assert.equal(count("start"), spans.length - 1);
+    assert.equal(count("asyncEnd"), spans.length - 1);
   }, 60_000);
 
   it("zookeeper-ts:connect, :session and :watch", async () => {

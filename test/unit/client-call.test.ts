@@ -4,12 +4,14 @@
 // result mapping and errors are the client's own.
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
+import * as dc from "node:diagnostics_channel";
 import { EventEmitter } from "node:events";
 import { ErrorCode, OpCode } from "../../src/protocol/constants.ts";
 import { encodeRequest } from "../../src/protocol/frame.ts";
 import { JuteReader, JuteWriter } from "../../src/protocol/jute.ts";
 import { Ops } from "../../src/protocol/ops.ts";
 import { Caller, createdName } from "../../src/client/call.ts";
+import type { RequestContext } from "../../src/client/diagnostics.ts";
 import { LostWrites } from "../../src/client/outcome.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "../../src/client/listeners.ts";
 import { type Call, type CallSpec, Pending, type Send, encodeCall } from "../../src/client/wire/request.ts";
@@ -48,7 +50,7 @@ function stub(chroot: string): { c: Caller; sent: Sent[]; watches: WatchRegistry
         },
       });
     });
-  return { c: new Caller(chroot, watches, send, new LostWrites({ lastZxid: 0n, sessionId: 0n })), sent, watches };
+  return { c: new Caller(chroot, watches, send, new LostWrites({ lastZxid: 0n, sessionId: 0n }), { sessionId: 0n, remoteAddress: null }), sent, watches };
 }
 
 const stat = { czxid: 1n, mzxid: 2n, ctime: 3, mtime: 4, version: 5, cversion: 6, aversion: 7, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: 8n };
@@ -167,6 +169,38 @@ describe("call(): one path for every op", () => {
     assert.deepEqual(sent[0].req.needs, { features: ["whoAmI"], what: "whoAmI" });
     assert.deepEqual(sent[0].frame, encodeRequest(0, OpCode.whoAmI));
     assert.equal(sent[0].req.op, "whoAmI");
+  });
+
+  it("is the trace point: one zookeeper-ts:request trace per call or request, none for an untraced one or the client's own", async () => {
+    const { c, sent } = stub("");
+    const seen: string[] = [];
+    const onStart = (m: unknown): void => void seen.push(`${(m as RequestContext).operation} ${(m as RequestContext).path ?? ""}`);
+    const onError = (m: unknown): void => void seen.push(`error ${(m as RequestContext).error?.message}`);
+    const onEnd = (m: unknown): void => void seen.push(`asyncEnd ${(m as RequestContext).operation}`);
+    dc.subscribe("tracing:zookeeper-ts:request:start", onStart);
+    dc.subscribe("tracing:zookeeper-ts:request:error", onError);
+    dc.subscribe("tracing:zookeeper-ts:request:asyncEnd", onEnd);
+    try {
+      const got = c.call(Ops.getACL, { path: "/a" }, { op: "getACL", path: "/a" });
+      const quiet = c.call(Ops.sync, { path: "/a" }, { op: "sync", path: "/a", untraced: true });
+      const missing = c.request(Ops.exists, { op: "exists", path: "/m", watch: false, noNodeIsNull: true });
+      const refused = c.refused("getData", "bad", new Error("bad arguments"));
+      c.dropUnwatched("/w"); // the client's own: no trace
+      assert.deepEqual(seen, ["getACL /a", "exists /m", "getData bad"], "start, synchronously, in the caller's turn");
+      sent[0]!.reply(0, (w) => Ops.getACL.writeResponse(w, { acl: [], stat }));
+      sent[1]!.reply(0, (w) => Ops.sync.writeResponse(w, "/a"));
+      sent[2]!.reply(ErrorCode.NONODE);
+      sent[3]!.reply(0);
+      await got;
+      await quiet;
+      assert.equal(await missing, null, "exists of a missing node resolves null");
+      await assert.rejects(refused, /bad arguments/);
+    } finally {
+      dc.unsubscribe("tracing:zookeeper-ts:request:start", onStart);
+      dc.unsubscribe("tracing:zookeeper-ts:request:error", onError);
+      dc.unsubscribe("tracing:zookeeper-ts:request:asyncEnd", onEnd);
+    }
+    assert.deepEqual(seen.slice(3).sort(), ["asyncEnd exists", "asyncEnd getACL", "asyncEnd getData", "error bad arguments"], "each settles once; exists of a missing node without an error");
   });
 
   it("dropUnwatched removes an abandoned persistent watch unless another local watcher needs the table", () => {

@@ -96,6 +96,13 @@ export interface Call<Res, Out> {
   absolute?: boolean;
   /** A write whose bytes are its own (WriteOptions.uniqueData): found after a loss, they prove it applied (outcome.ts). */
   unique?: boolean;
+  /**
+   * Not a `zookeeper-ts:request` trace of its own (call.ts): the client's own calls, and those inside an operation
+   * traced as one (a linearizable read's read, a create's attempts around making its parents, multiRead's, ...).
+   */
+  untraced?: boolean;
+  /** NONODE resolves null (exists: a missing node is an answer); applied by Caller.request after the chroot's check. */
+  noNodeIsNull?: boolean;
 }
 
 /** A Pending's frame once the connection took it. */
