@@ -331,16 +331,16 @@ describe("Semaphore and ReadWriteLock with Curator and kazoo under kill -9, SIGS
     await server?.close();
   }, 60_000);
 
-  it("semaphore (permits 2), Curator layout: zookeeper-ts and Curator InterProcessSemaphoreV2", async () => {
-    await faultRun("curator", "sem", [{ kind: "ts", role: "sem" }, { kind: "java", role: "sem" }, { kind: "ts", role: "sem", viaProxy: true }, { kind: "java", role: "sem" }, { kind: "ts", role: "sem" }]);
-  }, 180_000);
-  it("semaphore (permits 2), kazoo layout: zookeeper-ts and kazoo Semaphore", async () => {
-    await faultRun("kazoo", "sem", [{ kind: "ts", role: "sem" }, { kind: "python", role: "sem" }, { kind: "ts", role: "sem", viaProxy: true }, { kind: "python", role: "sem" }, { kind: "ts", role: "sem" }]);
-  }, 180_000);
-  it("read-write lock, Curator layout: zookeeper-ts and Curator InterProcessReadWriteLock readers and writers", async () => {
-    await faultRun("curator", "rw", [{ kind: "ts", role: "read" }, { kind: "java", role: "write" }, { kind: "ts", role: "write", viaProxy: true }, { kind: "java", role: "read" }, { kind: "ts", role: "read" }]);
-  }, 180_000);
-  it("read-write lock, kazoo layout: zookeeper-ts readers and writers, kazoo WriteLock writers", async () => {
-    await faultRun("kazoo", "rw", [{ kind: "ts", role: "read" }, { kind: "python", role: "write" }, { kind: "ts", role: "write", viaProxy: true }, { kind: "python", role: "write" }, { kind: "ts", role: "read" }]);
-  }, 180_000);
+  const ts = (role: Role, viaProxy?: true): Member => ({ kind: "ts", role, viaProxy });
+  const runs: Array<[string, Naming, "sem" | "rw", Member[]]> = [
+    ["semaphore (permits 2), Curator layout: zookeeper-ts and Curator InterProcessSemaphoreV2", "curator", "sem",
+      [ts("sem"), { kind: "java", role: "sem" }, ts("sem", true), { kind: "java", role: "sem" }, ts("sem")]],
+    ["semaphore (permits 2), kazoo layout: zookeeper-ts and kazoo Semaphore", "kazoo", "sem",
+      [ts("sem"), { kind: "python", role: "sem" }, ts("sem", true), { kind: "python", role: "sem" }, ts("sem")]],
+    ["read-write lock, Curator layout: zookeeper-ts and Curator InterProcessReadWriteLock readers and writers", "curator", "rw",
+      [ts("read"), { kind: "java", role: "write" }, ts("write", true), { kind: "java", role: "read" }, ts("read")]],
+    ["read-write lock, kazoo layout: zookeeper-ts readers and writers, kazoo WriteLock writers", "kazoo", "rw",
+      [ts("read"), { kind: "python", role: "write" }, ts("write", true), { kind: "python", role: "write" }, ts("read")]],
+  ];
+  for (const [title, naming, recipe, members] of runs) it(title, () => faultRun(naming, recipe, members), 180_000);
 });
