@@ -63,14 +63,15 @@ class Samples {
   }
 }
 
-interface Window {
+export interface Window {
   ops: number;
   seconds: number;
   cpuSec: number;
   lat: Samples;
 }
 
-function summarize(w: Window, base: Omit<Result, "ops" | "seconds" | "opsPerSec" | "p50Ms" | "p99Ms" | "cpuSec" | "cpuPer10k">): Result {
+/** A runner's Result from a measured window (`base`: who, what and with which parameters). */
+export function summarize(w: Window, base: Omit<Result, "ops" | "seconds" | "opsPerSec" | "p50Ms" | "p99Ms" | "cpuSec" | "cpuPer10k">): Result {
   const s = w.lat.sorted();
   const r3 = (x: number) => Math.round(x * 1000) / 1000;
   return {
@@ -83,6 +84,24 @@ function summarize(w: Window, base: Omit<Result, "ops" | "seconds" | "opsPerSec"
     cpuSec: r3(w.cpuSec),
     cpuPer10k: r3((w.cpuSec / w.ops) * 10_000),
   };
+}
+
+/**
+ * Runs `op` back to back (each after the last has finished, as a blocking caller would): `warmupMs` unmeasured, then a
+ * measured window of `measureMs`; latency is per call.
+ */
+export async function serialLoop(warmupMs: number, measureMs: number, op: () => Promise<void>): Promise<Window> {
+  const warmEnd = now() + warmupMs;
+  while (now() < warmEnd) await op();
+  const lat = new Samples();
+  const cpu0 = readCpuSeconds();
+  const t0 = now();
+  let ops = 0;
+  for (let s = t0; s < t0 + measureMs; s = now(), ops++) {
+    await op();
+    lat.push(now() - s);
+  }
+  return { ops, seconds: (now() - t0) / 1000, cpuSec: readCpuSeconds() - cpu0, lat };
 }
 
 /**

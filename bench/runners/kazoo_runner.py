@@ -10,7 +10,7 @@ import time
 from kazoo.client import KazooClient
 from kazoo.exceptions import NodeExistsError
 
-NUMERIC = {"outstanding", "ms", "warmupMs", "size", "count", "participants", "rounds"}
+NUMERIC = {"outstanding", "ms", "warmupMs", "size", "count", "participants", "rounds", "permits"}
 
 
 def connect(cs):
@@ -221,6 +221,25 @@ def connect_loop(cs, warm_ms, measure_ms):
     return w
 
 
+def serial_loop(warm_ms, measure_ms, op):
+    """Calls op() back to back (a blocking acquire and release): warm-up, then a measured window."""
+    w = Window()
+    end = time.perf_counter() + warm_ms / 1000
+    while time.perf_counter() < end:
+        op()
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    end = t0 + measure_ms / 1000
+    while True:
+        s = time.perf_counter()
+        if s >= end:
+            break
+        op()
+        w.lat.append((time.perf_counter() - s) * 1000)
+        w.ops += 1
+    w.seconds, w.cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    return w
+
+
 def main():
     if len(sys.argv) < 3:
         sys.stderr.write("usage: kazoo_runner.py <connectString> <workload> [key=value ...]\n")
@@ -258,6 +277,18 @@ def main():
             zk.create_async(prefix, data, ephemeral=True, sequence=True).rawlink(created)
 
         w = closed_loop(num("outstanding", 100), warm, ms, cd)
+    elif workload in ("semaphore", "readLock", "writeLock"):
+        # One uncontended holder: acquire then release, back to back (the recipes' own round trips).
+        if workload == "semaphore":
+            recipe = zk.Semaphore(root + "/semaphore", max_leases=num("permits", 2))
+        else:
+            recipe = (zk.ReadLock if workload == "readLock" else zk.WriteLock)(root + "/rwlock")
+
+        def acquire_release():
+            recipe.acquire()
+            recipe.release()
+
+        w = serial_loop(warm, ms, acquire_release)
     elif workload == "connect":
         w = connect_loop(cs, warm, ms)
     elif workload == "watch":

@@ -7,10 +7,11 @@ export interface Params {
   count?: number; // watch storm: number of watches
   participants?: number; // election: number of participants
   rounds?: number; // election: failovers measured
+  permits?: number; // semaphore: leases at once
   root?: string; // znode under which the runner works
 }
 
-const NUMERIC = new Set(["outstanding", "ms", "warmupMs", "size", "count", "participants", "rounds"]);
+const NUMERIC = new Set(["outstanding", "ms", "warmupMs", "size", "count", "participants", "rounds", "permits"]);
 
 export function parseParams(args: readonly string[]): Params {
   const p: Record<string, number | string> = {};

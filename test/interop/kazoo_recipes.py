@@ -7,7 +7,8 @@
 #   barrier-remove               Barrier.remove()                        -> DONE <True|False>
 #   barrier-wait                 wait(0.1) while up, then wait()         -> UP, then CLEARED
 #   double <size> <id>           DoubleBarrier enter; stdin "leave"      -> ENTERED, LEFT
-#   partition <id> <a,b,c>       SetPartitioner(time_boundary 0.2)       -> ACQUIRED <ns> <a,b|->, RELEASE <ns>, stdin "finish" -> FINISHED <ns>
+#   partition <id> <a,b,c>       SetPartitioner(time_boundary 0.2)       -> ALLOCATING <ns>, ACQUIRED <ns> <a,b|->, RELEASE <ns>
+#                                (then ALLOCATING again), stdin "finish" -> FINISHED <ns>
 #                                (<ns>: time.monotonic_ns(), CLOCK_MONOTONIC as Node's process.hrtime)
 import sys
 import threading
@@ -68,6 +69,7 @@ try:
 
         threading.Thread(target=commands, daemon=True).start()
         part = zk.SetPartitioner(path, set=args[1].split(","), identifier=args[0], time_boundary=0.2, state_change_event=changed)
+        emit("ALLOCATING %d" % time.monotonic_ns())
         while not finish.is_set():
             changed.wait(30)
             changed.clear()
@@ -79,6 +81,7 @@ try:
             if part.release:
                 emit("RELEASE %d" % time.monotonic_ns())
                 part.release_set()
+                emit("ALLOCATING %d" % time.monotonic_ns())
             elif part.acquired:
                 emit("ACQUIRED %d %s" % (time.monotonic_ns(), ",".join(sorted(part)) or "-"))
         if finish.is_set():

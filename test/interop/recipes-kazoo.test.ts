@@ -1,7 +1,8 @@
 // zookeeper-ts's SharedCount, Barrier, DoubleBarrier and SetPartitioner sharing paths with kazoo's Counter,
 // Barrier, DoubleBarrier and SetPartitioner (Debian's python3-kazoo; kazoo_recipes.py) on the shared server:
 // concurrent increments add up on both encodings, each side's barrier releases the other's waiters, a mixed
-// double barrier lets nobody in before all have entered, and a mixed party splits a set with no item held twice.
+// double barrier lets nobody in before all have entered, and a mixed party that members join one by one and leave
+// splits a set with no item held twice (its rebalance timeline of states and splits is printed).
 // Node only: the partition holds are compared on CLOCK_MONOTONIC, which Node's process.hrtime and Python's
 // time.monotonic_ns share (Bun's and Deno's hrtime start at their process start).
 import assert from "node:assert/strict";
@@ -87,7 +88,7 @@ describe("Recipes interop with kazoo: Counter, Barrier, DoubleBarrier, SetPartit
     for (const p of theirs) await p.expect("LEFT", 20_000);
   }, 60_000);
 
-  it("SetPartitioner: a party of two kazoo and two zookeeper-ts members splits the set as one, never holding an item twice", async () => {
+  it("SetPartitioner: kazoo and zookeeper-ts members join one by one and leave; after each change the party splits the set as one, never holding an item twice", async () => {
     const path = `${root}/partition`;
     const items = ["i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7"];
     const holds: { member: string; item: string; from: bigint; to: bigint }[] = [];
@@ -107,16 +108,19 @@ describe("Recipes interop with kazoo: Counter, Barrier, DoubleBarrier, SetPartit
       note(member, what, at);
     };
     const pys = new Map<string, LineProcess>();
-    for (const id of ["py1", "py3"]) {
+    const joinKazoo = (id: string): void => {
+      note(id, "joins (kazoo)", process.hrtime.bigint());
       const p = kazoo("partition", path, id, items.join(","));
       p.onLine((l) => {
         if (l.kind === "ACQUIRED") acquired(id, l.args[1] === "-" ? [] : l.args[1]!.split(","), BigInt(l.args[0]!));
         else if (l.kind === "RELEASE" || l.kind === "FINISHED") gaveUp(id, l.kind.toLowerCase(), BigInt(l.args[0]!));
+        else if (l.kind === "ALLOCATING") note(id, "allocating", BigInt(l.args[0]!));
       });
       pys.set(id, p);
-    }
+    };
     const ts = new Map<string, SetPartitioner>();
-    for (const id of ["ts2", "ts4"]) {
+    const joinOurs = async (id: string): Promise<void> => {
+      note(id, "joins (zookeeper-ts)", process.hrtime.bigint());
       const p = new SetPartitioner(await sessions.client(), path, { set: items, id, settle: 200, reaction: 200 });
       p.on("state", (state) => {
         const at = process.hrtime.bigint();
@@ -124,29 +128,38 @@ describe("Recipes interop with kazoo: Counter, Barrier, DoubleBarrier, SetPartit
         else if (state === "release") {
           gaveUp(id, "release", at);
           void p.release();
-        }
+        } else if (state === "allocating") note(id, "allocating", at);
       });
       ts.set(id, p);
       await p.start();
-    }
+      if (p.state === "allocating") note(id, "allocating", process.hrtime.bigint()); // its first state (no event)
+    };
     const stable = async (what: string, ids: string[]): Promise<void> => {
       await until(what, () => ids.every((id) => open.get(id)?.items.join() === kazooPartition(id, ids, items).join()), 30_000);
       assert.deepEqual(ids.flatMap((id) => open.get(id)!.items).sort(), items, "every item held by exactly one member");
-      note("--", `stable: ${what}`, process.hrtime.bigint());
+      note("--", `settled after "${what}": ${ids.map((id) => `${id}=[${open.get(id)!.items.join(" ")}]`).join(" ")}`, process.hrtime.bigint());
     };
-    await stable("py1 ts2 py3 ts4", ["py1", "ts2", "py3", "ts4"]);
+    joinKazoo("py1");
+    await stable("py1 alone", ["py1"]);
+    await joinOurs("ts2");
+    await stable("ts2 joined", ["py1", "ts2"]);
+    joinKazoo("py3");
+    await stable("py3 joined", ["py1", "ts2", "py3"]);
+    await joinOurs("ts4");
+    await stable("ts4 joined", ["py1", "ts2", "py3", "ts4"]);
     pys.get("py3")!.send("finish");
-    await stable("py3 finished", ["py1", "ts2", "ts4"]);
+    await stable("py3 left", ["py1", "ts2", "ts4"]);
     const ts4 = ts.get("ts4")!;
     gaveUp("ts4", "finish()", process.hrtime.bigint());
     await ts4.finish();
-    await stable("ts4 finished", ["py1", "ts2"]);
-    console.log(`mixed SetPartitioner timeline (8 items, CLOCK_MONOTONIC):\n${timeline.join("\n")}`);
+    await stable("ts4 left", ["py1", "ts2"]);
+    pys.get("py1")!.send("finish");
+    await stable("py1 left", ["ts2"]);
+    console.log(`mixed SetPartitioner rebalance timeline (8 items, CLOCK_MONOTONIC):\n${timeline.join("\n")}`);
     const all = [...holds, ...[...open].flatMap(([member, o]) => o.items.map((item) => ({ member, item, from: o.from, to: BigInt(Number.MAX_SAFE_INTEGER) * 1000n })))];
     const overlaps = all.flatMap((a) => all.filter((b) => b !== a && b.item === a.item && b.member !== a.member && a.from <= b.from && b.from < a.to).map((b) => `${a.item}: ${a.member} and ${b.member}`));
     assert.deepEqual(overlaps, []);
-    pys.get("py1")!.send("finish");
     await ts.get("ts2")!.finish();
     await pys.get("py1")!.expect("FINISHED", 20_000);
-  }, 90_000);
+  }, 120_000);
 });

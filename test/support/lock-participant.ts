@@ -7,6 +7,8 @@
 // written through election.transaction() while leader, FREE, then resign() (a new candidate at the back).
 //   MODE: lock:NAMING | read:NAMING | write:NAMING (a ReadWriteLock's side) | sem:NAMING:PERMITS (a Semaphore lease) | election:PROTOCOL
 //   READY | HOLD <ns> <ms> <token> | FREE <ns> <ms> (the last moment isHeld was still true) | WATCH <path> <ns> <ms>
+//   LOST <ns> <ms> <reason> (a held lock side or lease was lost: its "lost" event, or "not-held" when the hold loop
+//   finds it no longer held)
 //   ELECTED <ns> <ms> <token> | REVOKED <ns> <ms> <reason> | STATE ... | LEADER | PARTICIPANTS | SERVER | CLOCK | CLOSED
 // stdin: close, leader?, participants?, server?, has?, clock? (EOF = close).
 import process from "node:process";
@@ -59,11 +61,13 @@ if (mode !== "election" || fencePath) {
     releaseAll = async () => current?.release();
     take = async () => {
       const lease = (current = await sem.acquire());
+      lease.on("lost", (reason) => emit(`LOST ${stamp()} ${reason}`));
       return { held: () => lease.isHeld, token: () => 0n, release: () => lease.release() };
     };
   } else {
     const l = mode === "lock" ? new Lock(zk, path, { id, naming }) : new ReadWriteLock(zk, path, { id, naming })[mode === "read" ? "readLock" : "writeLock"];
     l.on("watch", (p) => emit(`WATCH ${p} ${stamp()}`));
+    l.on("lost", (reason) => emit(`LOST ${stamp()} ${reason}`));
     isHeld = () => l.isHeld;
     releaseAll = () => l.release();
     take = async () => {
@@ -81,12 +85,17 @@ if (mode !== "election" || fencePath) {
           if (h.held() && token !== undefined) {
             emit(`HOLD ${last} ${Date.now()} ${token}`);
             const end = performance.now() + holdMs;
-            while (performance.now() < end) {
+            for (;;) {
               // held() is checked after the stamp (it was true at the last check, before the hold): a SIGSTOP
-              // between a check and its stamp would otherwise give a stamp from after the resume.
+              // between a check and its stamp would otherwise give a stamp from after the resume. It is checked once
+              // more when the time is up, so a hold that a pause outlasted ends with LOST too.
               const at = process.hrtime.bigint();
-              if (!h.held()) break;
+              if (!h.held()) {
+                emit(`LOST ${stamp()} not-held`); // found in doubt during the hold (before any "lost" event)
+                break;
+              }
               last = at;
+              if (performance.now() >= end) break;
               if (fencePath && h.guarded) {
                 try {
                   const r = (await h.guarded().setData(fencePath, String(token)).commit()).find((x) => x.type === "setData");
