@@ -51,6 +51,10 @@ export interface KdcOptions {
   readonly udpPort?: number;
   /** max_life of the realm (default 10h). */
   readonly maxLife?: string;
+  /** More [domain_realm] entries of the KDC's own krb5.conf (host or .domain → realm): MIT's KDC refers host-based requests by them. */
+  readonly domainRealm?: Readonly<Record<string, string>>;
+  /** kdc.conf host_based_services of the realm: services whose requests of any name type get host-based referrals. */
+  readonly hostBasedServices?: string;
 }
 
 export interface PrincipalOptions {
@@ -84,7 +88,10 @@ export class TestKdc {
   }
 
   /** Writes another krb5.conf for this realm (e.g. with udp_preference_limit = 1, other relations of the realm such as primary_kdc); returns its path. */
-  writeKrb5Conf(name: string, libdefaults: Record<string, string> = {}, kdcs: readonly string[] = [`127.0.0.1:${this.port}`], realmRelations: Record<string, string> = {}): string {
+  writeKrb5Conf(
+    name: string, libdefaults: Record<string, string> = {}, kdcs: readonly string[] = [`127.0.0.1:${this.port}`], realmRelations: Record<string, string> = {},
+    domainRealm: Readonly<Record<string, string>> = {},
+  ): string {
     const lib = { default_realm: this.realm, dns_lookup_kdc: "false", dns_lookup_realm: "false", rdns: "false", ...libdefaults };
     const text = [
       "[libdefaults]",
@@ -96,6 +103,7 @@ export class TestKdc {
       "  }",
       "[domain_realm]",
       `  localhost = ${this.realm}`,
+      ...Object.entries(domainRealm).map(([k, v]) => `  ${k} = ${v}`),
       "",
     ].join("\n");
     const path = join(this.dir, name);
@@ -186,7 +194,7 @@ export async function startKdc(o: KdcOptions = {}): Promise<TestKdc> {
   const port = await freePort();
   const udpPort = o.udpPort ?? port;
   const kdc = new TestKdc(dir, realm, port, udpPort);
-  kdc.writeKrb5Conf("krb5.conf");
+  kdc.writeKrb5Conf("krb5.conf", {}, undefined, {}, o.domainRealm);
   writeFileSync(
     join(dir, "kdc.conf"),
     [
@@ -201,6 +209,7 @@ export async function startKdc(o: KdcOptions = {}): Promise<TestKdc> {
       `    supported_enctypes = ${ALL_ENCTYPES.map((e) => `${e}:normal`).join(" ")}`,
       `    max_life = ${o.maxLife ?? "10h"}`,
       "    max_renewable_life = 7d",
+      ...(o.hostBasedServices !== undefined ? [`    host_based_services = ${o.hostBasedServices}`] : []),
       "  }",
       "[logging]",
       `  kdc = FILE:${join(dir, "kdc.log")}`,
@@ -302,6 +311,102 @@ export async function startRealm(): Promise<Realm> {
     };
   } catch (e) {
     await kdc.destroy();
+    throw e;
+  }
+}
+
+/**
+ * Two realms with a one-way trust, as AD → MIT layouts have it: USERS.ZKTS.TEST (alice) is trusted by
+ * CLUSTER.ZKTS.TEST (the Kerberized server, zookeeper/zk.cluster.zkts.test@CLUSTER.ZKTS.TEST, and bob), through
+ * krbtgt/CLUSTER.ZKTS.TEST@USERS.ZKTS.TEST in both KDCs with the same password. Users of USERS reach services of
+ * CLUSTER; nothing of CLUSTER reaches USERS (no krbtgt/USERS.ZKTS.TEST@CLUSTER.ZKTS.TEST; USERS has a service
+ * zookeeper/localhost@USERS.ZKTS.TEST to be refused). USERS's KDC maps .cluster.zkts.test to CLUSTER.ZKTS.TEST in
+ * its own krb5.conf, so that it refers host-based requests for those hosts (MIT's KDC does, with the canonicalize
+ * option and a host name with a dot).
+ */
+export interface Trust {
+  readonly users: TestKdc;
+  readonly cluster: TestKdc;
+  /** The server, zookeeper/zk.cluster.zkts.test@CLUSTER.ZKTS.TEST (its JVM on CLUSTER's krb5.conf). */
+  readonly srv: KerberosServer;
+  /** alice@USERS.ZKTS.TEST and her keytab. */
+  readonly alice: string;
+  readonly aliceKeytab: string;
+  /** bob@CLUSTER.ZKTS.TEST and his keytab. */
+  readonly bob: string;
+  readonly bobKeytab: string;
+  /** The host of the server's principal: zk.cluster.zkts.test (a name that resolves nowhere: it is given as serviceHost). */
+  readonly serviceHost: string;
+  /**
+   * A client krb5.conf in USERS's directory listing both realms' KDCs: default_realm (USERS by default), the
+   * [domain_realm] entries and the [capaths] lines given (each "CLIENT = { SERVICE = VIA }" as written).
+   */
+  conf(name: string, o?: { defaultRealm?: string; domainRealm?: Readonly<Record<string, string>>; capaths?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> }): string;
+  track(zk: ZooKeeper): ZooKeeper;
+  close(): Promise<void>;
+}
+
+export const USERS_REALM = "USERS.ZKTS.TEST";
+export const CLUSTER_REALM = "CLUSTER.ZKTS.TEST";
+
+export async function startTrust(): Promise<Trust> {
+  const serviceHost = "zk.cluster.zkts.test";
+  const users = await startKdc({ realm: USERS_REALM, domainRealm: { ".cluster.zkts.test": CLUSTER_REALM }, hostBasedServices: "zookeeper" });
+  let cluster: TestKdc | undefined;
+  try {
+    cluster = await startKdc({ realm: CLUSTER_REALM });
+    const trust = `krbtgt/${CLUSTER_REALM}@${USERS_REALM}`;
+    const password = `trust-${process.pid}-${Date.now()}`;
+    users.addPrincipal(trust, { password });
+    cluster.addPrincipal(trust, { password });
+    const alice = `alice@${USERS_REALM}`;
+    const bob = `bob@${CLUSTER_REALM}`;
+    users.addPrincipal(alice, { requiresPreauth: true });
+    cluster.addPrincipal(bob, { requiresPreauth: true });
+    // A service of USERS, for the direction the trust does not go.
+    users.addPrincipal(`zookeeper/localhost@${USERS_REALM}`);
+    const aliceKeytab = users.ktadd(alice, "alice.keytab");
+    const bobKeytab = cluster.ktadd(bob, "bob.keytab");
+    const srv = await startKerberosServer({ kdc: cluster, serviceHost });
+    const open: ZooKeeper[] = [];
+    const both = cluster;
+    return {
+      users, cluster, srv, alice, aliceKeytab, bob, bobKeytab, serviceHost,
+      conf(name, o = {}) {
+        const text = [
+          "[libdefaults]",
+          `  default_realm = ${o.defaultRealm ?? USERS_REALM}`,
+          "  dns_lookup_kdc = false",
+          "  dns_lookup_realm = false",
+          "  rdns = false",
+          "[realms]",
+          ...[users, both].flatMap((k) => [`  ${k.realm} = {`, `    kdc = 127.0.0.1:${k.port}`, "  }"]),
+          "[domain_realm]",
+          ...Object.entries(o.domainRealm ?? {}).map(([k, v]) => `  ${k} = ${v}`),
+          "[capaths]",
+          ...Object.entries(o.capaths ?? {}).flatMap(([client, to]) => [
+            `  ${client} = {`,
+            ...Object.entries(to).flatMap(([service, via]) => via.map((v) => `    ${service} = ${v}`)),
+            "  }",
+          ]),
+          "",
+        ].join("\n");
+        const path = join(users.dir, name);
+        writeFileSync(path, text);
+        return path;
+      },
+      track(zk) {
+        open.push(zk);
+        return zk;
+      },
+      async close() {
+        await Promise.all(open.map((zk) => zk.close().catch(() => {})));
+        await srv.close();
+        await Promise.all([users.destroy(), both.destroy()]);
+      },
+    };
+  } catch (e) {
+    await Promise.all([users.destroy(), cluster?.destroy()]);
     throw e;
   }
 }

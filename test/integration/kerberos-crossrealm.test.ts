@@ -1,0 +1,147 @@
+// Cross-realm Kerberos (issue 40 items 3 and 9) against two real MIT KDCs with a one-way trust (startTrust,
+// test/support/kdc.ts): alice@USERS.ZKTS.TEST logs in to a Kerberized ZooKeeper 3.8.0 whose principal is
+// zookeeper/zk.cluster.zkts.test@CLUSTER.ZKTS.TEST — by [domain_realm] (the realms' hierarchy, the direct trust
+// asked first), by [capaths], by an explicit realm, and by the referral USERS's KDC answers when the client does not
+// know the service's realm; bob@CLUSTER.ZKTS.TEST is refused a service of USERS (the trust is one-way), definitely.
+// Beside each setup, on Node, the Java client 3.8.0 (test/support/java/KerberosClient.java, as kerberos-java runs it)
+// on the same krb5.conf; the test prints the side-by-side table. zookeeper-ts on Node, Bun and Deno.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { it } from "../support/bdd.ts";
+import { afterAll, beforeAll } from "../support/secure-hooks.ts";
+import { ErrorCode, ZooKeeper, type ConnectOptions, type SaslGssapiOptions } from "../../src/index.ts";
+import { CLUSTER_REALM, USERS_REALM, describeWithKdc, refusal, startTrust, type Trust } from "../support/kdc.ts";
+import { localInstall } from "../support/zk-install.ts";
+
+const SOURCE = fileURLToPath(new URL("../support/java/KerberosClient.java", import.meta.url));
+/** The Java side runs on Node only (as kerberos-java does): the JVM is the same whatever runs the test. */
+const WITH_JAVA = !("Bun" in globalThis) && !("Deno" in globalThis);
+
+interface Row {
+  readonly setup: string;
+  /** The client principal: alice (USERS) or bob (CLUSTER). */
+  readonly who: "alice" | "bob";
+  /** Builds the client krb5.conf. */
+  readonly conf: (t: Trust) => string;
+  /** The Java client's zookeeper.server.principal. */
+  readonly javaPrincipal: string;
+  /** zookeeper-ts's options for the server's principal. */
+  readonly sasl: Partial<SaslGssapiOptions>;
+  readonly java: "ok" | "AUTHFAILED";
+  readonly ours: "ok" | RegExp;
+}
+
+const mapped = { ".cluster.zkts.test": CLUSTER_REALM };
+const HOST = "zk.cluster.zkts.test";
+const ROWS: readonly Row[] = [
+  {
+    setup: "[domain_realm] .cluster.zkts.test = CLUSTER, no [capaths] (hierarchy; direct trust)",
+    who: "alice", conf: (t) => t.conf("hier.conf", { domainRealm: mapped }),
+    javaPrincipal: `zookeeper/${HOST}`, sasl: { serviceHost: HOST }, java: "ok", ours: "ok",
+  },
+  {
+    setup: "[capaths] USERS = { CLUSTER = . } and [domain_realm]",
+    who: "alice", conf: (t) => t.conf("capaths.conf", { domainRealm: mapped, capaths: { [USERS_REALM]: { [CLUSTER_REALM]: ["."] } } }),
+    javaPrincipal: `zookeeper/${HOST}`, sasl: { serviceHost: HOST }, java: "ok", ours: "ok",
+  },
+  {
+    // The Java client drops the realm of zookeeper.server.principal (it passes service and host to SASL): it gets there
+    // by the referral of the next row.
+    setup: "server principal zookeeper/zk.cluster.zkts.test@CLUSTER (explicit realm, no mapping)",
+    who: "alice", conf: (t) => t.conf("explicit.conf"),
+    javaPrincipal: `zookeeper/${HOST}@${CLUSTER_REALM}`, sasl: { serverPrincipal: `zookeeper/${HOST}@${CLUSTER_REALM}` }, java: "ok", ours: "ok",
+  },
+  {
+    // MIT's KDC refers an NT-SRV-HST request with the canonicalize option (zookeeper-ts's); the Java client's is
+    // NT-UNKNOWN, referred because USERS's kdc.conf has host_based_services = zookeeper (startTrust).
+    setup: "no mapping: USERS's KDC refers (canonicalize) to CLUSTER",
+    who: "alice", conf: (t) => t.conf("referral.conf"),
+    javaPrincipal: `zookeeper/${HOST}`, sasl: { serviceHost: HOST }, java: "ok", ours: "ok",
+  },
+  {
+    setup: "reverse: bob@CLUSTER → zookeeper/localhost@USERS (the trust is one-way)",
+    who: "bob", conf: (t) => t.conf("reverse.conf", { defaultRealm: CLUSTER_REALM }),
+    javaPrincipal: `zookeeper/localhost@${USERS_REALM}`, sasl: { serverPrincipal: `zookeeper/localhost@${USERS_REALM}` }, java: "AUTHFAILED",
+    ours: /no cross-realm path from bob@CLUSTER\.ZKTS\.TEST to zookeeper\/localhost@USERS\.ZKTS\.TEST: the KDC of CLUSTER\.ZKTS\.TEST knows none of krbtgt\/USERS\.ZKTS\.TEST@CLUSTER\.ZKTS\.TEST/,
+  },
+];
+
+describeWithKdc("Kerberos across realms (two real MIT KDCs, a one-way trust, Kerberized ZooKeeper 3.8.0)", "kerberos-crossrealm", () => {
+  let trust: Trust;
+  let java = "";
+  let classpath = "";
+  const table: string[] = [];
+
+  /** The Java client as `principal` with `krb5Conf` and zookeeper.server.principal; its stdout lines and the Kerberos reason from stderr. */
+  function javaWhoami(principal: string, keytab: string, krb5Conf: string, serverPrincipal: string): Promise<{ lines: string[]; why: string }> {
+    const jaas = join(trust.users.dir, `client-${principal.replace(/[^a-z]/gi, "_")}.jaas`);
+    writeFileSync(
+      jaas,
+      `Client {\n  com.sun.security.auth.module.Krb5LoginModule required\n  useKeyTab=true\n  keyTab="${keytab}"\n` +
+        `  storeKey=true\n  useTicketCache=false\n  principal="${principal}";\n};\n`,
+    );
+    const args = [
+      "-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+      `-Djava.security.auth.login.config=${jaas}`, `-Djava.security.krb5.conf=${krb5Conf}`,
+      `-Dzookeeper.server.principal=${serverPrincipal}`, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+      "-cp", classpath, SOURCE, `127.0.0.1:${trust.srv.server.clientPort}`, "whoami",
+    ];
+    return new Promise((resolve, reject) =>
+      execFile(java, args, { timeout: 60_000 }, (err, stdout, stderr) => {
+        if (err) return reject(new Error(`java KerberosClient whoami failed: ${err.message}\n${stderr.slice(-2000)}`));
+        const why = /Mechanism level: (.*?\(\d+\)[^)\]]*)/.exec(stderr)?.[1] ?? /(?:KrbException|LoginException): ([^\n]*)/.exec(stderr)?.[1] ?? "";
+        resolve({ lines: stdout.split("\n").filter(Boolean), why });
+      }),
+    );
+  }
+
+  beforeAll(async () => {
+    if (WITH_JAVA) {
+      const install = await localInstall("3.8");
+      java = install.java;
+      classpath = install.classpath.join(":");
+    }
+    trust = await startTrust();
+  }, 120_000);
+
+  afterAll(async () => {
+    if (table.length > 0) {
+      process.stderr.write(`[kerberos-crossrealm] setup | Java 3.8.0 | zookeeper-ts\n${table.join("\n")}\n`);
+    }
+    await trust?.close();
+  }, 60_000);
+
+  for (const row of ROWS) {
+    it(`${row.setup}: Java ${row.java}, zookeeper-ts ${row.ours === "ok" ? "ok" : "AUTHFAILED"}`, async () => {
+      const krb5Conf = row.conf(trust);
+      const principal = row.who === "alice" ? trust.alice : trust.bob;
+      const keytab = row.who === "alice" ? trust.aliceKeytab : trust.bobKeytab;
+      let javaText = "(Node only)";
+      if (WITH_JAVA) {
+        const j = await javaWhoami(principal, keytab, krb5Conf, row.javaPrincipal);
+        javaText = j.lines.find((l) => l.startsWith("WHO sasl:"))?.slice(4) ?? `${j.lines.join(" ")}${j.why ? ` (${j.why})` : ""}`;
+        if (row.java === "ok") assert.ok(j.lines.includes(`WHO sasl:${principal}`), `Java: ${j.lines.join(" | ")} ${j.why}`);
+        else assert.deepEqual(j.lines, ["AUTHFAILED"], `Java: ${j.lines.join(" | ")}`);
+      }
+      const sasl: ConnectOptions["sasl"] = { mechanism: "GSSAPI", principal, keytab, krb5Config: krb5Conf, ...row.sasl };
+      const connecting = ZooKeeper.connect(`127.0.0.1:${trust.srv.server.clientPort}`, { connectTimeout: 10_000, sessionTimeout: 10_000, sasl });
+      let oursText: string;
+      if (row.ours === "ok") {
+        const zk = trust.track(await connecting);
+        const ids = await zk.whoAmI();
+        assert.ok(ids.some((i) => i.scheme === "sasl" && i.id === principal), JSON.stringify(ids));
+        oursText = `sasl:${principal}`;
+      } else {
+        const e = await refusal("kerberos-crossrealm", connecting, row.setup);
+        assert.equal(e.code, ErrorCode.AUTHFAILED);
+        assert.match(e.message, row.ours);
+        oursText = `AUTHFAILED (${e.message.replace(/^.*failed: /, "").slice(0, 110)}…)`;
+      }
+      table.push(`${row.setup} | ${javaText} | ${oursText}`);
+    }, 90_000);
+  }
+});
