@@ -14,7 +14,8 @@ import { loadCcache } from "../../src/kerberos/ccache.ts";
 import { enctype } from "../../src/kerberos/crypto.ts";
 import { DerError, KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
 import { asExchange, kdcError, sendToKdcs, tcpExchange } from "../../src/kerberos/kdc.ts";
-import { kdcsOf, loadKrb5Conf, parseDuration, parseKdcAddress, parseKrb5Conf, realmOfHost } from "../../src/kerberos/krb5conf.ts";
+import { hierarchicalPath, realmPath } from "../../src/kerberos/crossrealm.ts";
+import { capathOf, kdcsOf, loadKrb5Conf, parseDuration, parseKdcAddress, parseKrb5Conf, realmOfHost } from "../../src/kerberos/krb5conf.ts";
 import {
   decodeApRep,
   decodeApReq,
@@ -399,6 +400,33 @@ describe("krb5.conf", () => {
     assert.throws(() => loadKrb5Conf("/given.conf", { KRB5_CONFIG: "/b.conf" }, rt), /cannot read \/given\.conf/);
     const real = loadKrb5Conf(undefined, { KRB5_CONFIG: fixture("README.md").pathname }, (p) => readFileSync(p, "utf8").replace(/[^\n]*/g, "# x"));
     assert.equal(real.defaultRealm, undefined);
+  });
+
+  it("cross-realm paths: [capaths] (\".\" direct, intermediates in order, several per line), else the hierarchy", () => {
+    const c = parseKrb5Conf([
+      "[capaths]",
+      "  USERS.CORP = {",
+      "    CLUSTER.LAB = .",
+      "    HADOOP.LAB = HUB.CORP",
+      "    HADOOP.LAB = GATE.LAB",
+      "    FAR.NET = ONE.NET TWO.NET",
+      "  }",
+      "",
+    ].join("\n"));
+    assert.deepEqual(capathOf(c, "USERS.CORP", "CLUSTER.LAB"), []);
+    assert.deepEqual(capathOf(c, "USERS.CORP", "HADOOP.LAB"), ["HUB.CORP", "GATE.LAB"]);
+    assert.deepEqual(capathOf(c, "USERS.CORP", "FAR.NET"), ["ONE.NET", "TWO.NET"]);
+    assert.equal(capathOf(c, "USERS.CORP", "ELSE.LAB"), undefined);
+    assert.equal(capathOf(c, "CLUSTER.LAB", "USERS.CORP"), undefined); // [capaths] is per direction
+    assert.deepEqual(realmPath(c, "USERS.CORP", "HADOOP.LAB"), { realms: ["USERS.CORP", "HUB.CORP", "GATE.LAB", "HADOOP.LAB"], from: "capaths" });
+    assert.deepEqual(realmPath(c, "USERS.CORP", "CLUSTER.LAB"), { realms: ["USERS.CORP", "CLUSTER.LAB"], from: "capaths" });
+    // RFC 4120 §1.2: up to the common suffix, then down.
+    assert.deepEqual(hierarchicalPath("A.EXAMPLE.COM", "B.EXAMPLE.COM"), ["A.EXAMPLE.COM", "EXAMPLE.COM", "B.EXAMPLE.COM"]);
+    assert.deepEqual(hierarchicalPath("X.A.EXAMPLE.COM", "B.EXAMPLE.COM"), ["X.A.EXAMPLE.COM", "A.EXAMPLE.COM", "EXAMPLE.COM", "B.EXAMPLE.COM"]);
+    assert.deepEqual(hierarchicalPath("EXAMPLE.COM", "B.EXAMPLE.COM"), ["EXAMPLE.COM", "B.EXAMPLE.COM"]);
+    assert.deepEqual(hierarchicalPath("A.EXAMPLE.COM", "EXAMPLE.COM"), ["A.EXAMPLE.COM", "EXAMPLE.COM"]);
+    assert.deepEqual(hierarchicalPath("CORP", "LAB.NET"), ["CORP", "LAB.NET"]);
+    assert.deepEqual(realmPath(c, "CLUSTER.LAB", "USERS.CORP"), { realms: ["CLUSTER.LAB", "USERS.CORP"], from: "hierarchy" });
   });
 });
 
