@@ -1,8 +1,9 @@
-// Cross-realm Kerberos (issue 40 items 3 and 9) against two real MIT KDCs with a one-way trust (startTrust,
+// Cross-realm Kerberos (issue 40 items 3 and 9) against three real MIT KDCs with one-way trusts (startTrust,
 // test/support/kdc.ts): alice@USERS.ZKTS.TEST logs in to a Kerberized ZooKeeper 3.8.0 whose principal is
 // zookeeper/zk.cluster.zkts.test@CLUSTER.ZKTS.TEST — by [domain_realm] (the realms' hierarchy, the direct trust
 // asked first), by [capaths], by an explicit realm, and by the referral USERS's KDC answers when the client does not
-// know the service's realm; bob@CLUSTER.ZKTS.TEST is refused a service of USERS (the trust is one-way), definitely.
+// know the service's realm; carol@PARTNER.TEST through USERS by [capaths] (and refused without it); bob@CLUSTER.ZKTS.TEST
+// is refused a service of USERS (the trust is one-way), definitely.
 // Beside each setup, on Node, the Java client 3.8.0 (test/support/java/KerberosClient.java, as kerberos-java runs it)
 // on the same krb5.conf; the test prints the side-by-side table. zookeeper-ts on Node, Bun and Deno.
 import assert from "node:assert/strict";
@@ -14,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { it } from "../support/bdd.ts";
 import { afterAll, beforeAll } from "../support/secure-hooks.ts";
 import { ErrorCode, ZooKeeper, type ConnectOptions, type SaslGssapiOptions } from "../../src/index.ts";
-import { CLUSTER_REALM, USERS_REALM, describeWithKdc, refusal, startTrust, type Trust } from "../support/kdc.ts";
+import { CLUSTER_REALM, PARTNER_CAPATHS, USERS_REALM, describeWithKdc, refusal, startTrust, type Trust } from "../support/kdc.ts";
 import { localInstall } from "../support/zk-install.ts";
 
 const SOURCE = fileURLToPath(new URL("../support/java/KerberosClient.java", import.meta.url));
@@ -23,8 +24,8 @@ const WITH_JAVA = !("Bun" in globalThis) && !("Deno" in globalThis);
 
 interface Row {
   readonly setup: string;
-  /** The client principal: alice (USERS) or bob (CLUSTER). */
-  readonly who: "alice" | "bob";
+  /** The client principal: alice (USERS), bob (CLUSTER) or carol (PARTNER). */
+  readonly who: "alice" | "bob" | "carol";
   /** Builds the client krb5.conf. */
   readonly conf: (t: Trust) => string;
   /** The Java client's zookeeper.server.principal. */
@@ -61,6 +62,17 @@ const ROWS: readonly Row[] = [
     setup: "no mapping: USERS's KDC refers (canonicalize) to CLUSTER",
     who: "alice", conf: (t) => t.conf("referral.conf"),
     javaPrincipal: `zookeeper/${HOST}`, sasl: { serviceHost: HOST }, java: "ok", ours: "ok",
+  },
+  {
+    setup: "carol@PARTNER through USERS by [capaths] PARTNER = { CLUSTER = USERS } (no trust on the hierarchy)",
+    who: "carol", conf: (t) => t.conf("partner.conf", { defaultRealm: "PARTNER.TEST", domainRealm: mapped, capaths: PARTNER_CAPATHS }),
+    javaPrincipal: `zookeeper/${HOST}`, sasl: { serviceHost: HOST }, java: "ok", ours: "ok",
+  },
+  {
+    setup: "carol@PARTNER without [capaths] (the hierarchy PARTNER.TEST → TEST → ZKTS.TEST → CLUSTER has no trust)",
+    who: "carol", conf: (t) => t.conf("partner-nocapaths.conf", { defaultRealm: "PARTNER.TEST", domainRealm: mapped }),
+    javaPrincipal: `zookeeper/${HOST}`, sasl: { serviceHost: HOST }, java: "AUTHFAILED",
+    ours: /no cross-realm path from carol@PARTNER\.TEST .* the KDC of PARTNER\.TEST knows none of krbtgt\/CLUSTER\.ZKTS\.TEST@PARTNER\.TEST, krbtgt\/ZKTS\.TEST@PARTNER\.TEST, krbtgt\/TEST@PARTNER\.TEST/,
   },
   {
     setup: "reverse: bob@CLUSTER → zookeeper/localhost@USERS (the trust is one-way)",
@@ -118,8 +130,8 @@ describeWithKdc("Kerberos across realms (two real MIT KDCs, a one-way trust, Ker
   for (const row of ROWS) {
     it(`${row.setup}: Java ${row.java}, zookeeper-ts ${row.ours === "ok" ? "ok" : "AUTHFAILED"}`, async () => {
       const krb5Conf = row.conf(trust);
-      const principal = row.who === "alice" ? trust.alice : trust.bob;
-      const keytab = row.who === "alice" ? trust.aliceKeytab : trust.bobKeytab;
+      const principal = { alice: trust.alice, bob: trust.bob, carol: trust.carol }[row.who];
+      const keytab = { alice: trust.aliceKeytab, bob: trust.bobKeytab, carol: trust.carolKeytab }[row.who];
       let javaText = "(Node only)";
       if (WITH_JAVA) {
         const j = await javaWhoami(principal, keytab, krb5Conf, row.javaPrincipal);

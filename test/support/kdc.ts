@@ -45,6 +45,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** krb5.conf [capaths]: client realm → service realm → the realms between ("." for a direct trust), one relation each. */
+export type Capaths = Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
+
+/** The [capaths] section of `c` (none when empty). */
+function capathsLines(c: Capaths | undefined): string[] {
+  if (c === undefined || Object.keys(c).length === 0) return [];
+  return [
+    "[capaths]",
+    ...Object.entries(c).flatMap(([client, to]) => [`  ${client} = {`, ...Object.entries(to).flatMap(([service, via]) => via.map((v) => `    ${service} = ${v}`)), "  }"]),
+  ];
+}
+
 export interface KdcOptions {
   readonly realm?: string;
   /** UDP port (default: the TCP port); a different port makes the configured kdc TCP-only. */
@@ -53,6 +65,8 @@ export interface KdcOptions {
   readonly maxLife?: string;
   /** More [domain_realm] entries of the KDC's own krb5.conf (host or .domain → realm): MIT's KDC refers host-based requests by them. */
   readonly domainRealm?: Readonly<Record<string, string>>;
+  /** [capaths] of the KDC's own krb5.conf: MIT's KDC checks the realms a cross-realm ticket transited against it. */
+  readonly capaths?: Capaths;
   /** kdc.conf host_based_services of the realm: services whose requests of any name type get host-based referrals. */
   readonly hostBasedServices?: string;
 }
@@ -90,7 +104,7 @@ export class TestKdc {
   /** Writes another krb5.conf for this realm (e.g. with udp_preference_limit = 1, other relations of the realm such as primary_kdc); returns its path. */
   writeKrb5Conf(
     name: string, libdefaults: Record<string, string> = {}, kdcs: readonly string[] = [`127.0.0.1:${this.port}`], realmRelations: Record<string, string> = {},
-    domainRealm: Readonly<Record<string, string>> = {},
+    more: { readonly domainRealm?: Readonly<Record<string, string>>; readonly capaths?: Capaths } = {},
   ): string {
     const lib = { default_realm: this.realm, dns_lookup_kdc: "false", dns_lookup_realm: "false", rdns: "false", ...libdefaults };
     const text = [
@@ -103,7 +117,8 @@ export class TestKdc {
       "  }",
       "[domain_realm]",
       `  localhost = ${this.realm}`,
-      ...Object.entries(domainRealm).map(([k, v]) => `  ${k} = ${v}`),
+      ...Object.entries(more.domainRealm ?? {}).map(([k, v]) => `  ${k} = ${v}`),
+      ...capathsLines(more.capaths),
       "",
     ].join("\n");
     const path = join(this.dir, name);
@@ -194,7 +209,7 @@ export async function startKdc(o: KdcOptions = {}): Promise<TestKdc> {
   const port = await freePort();
   const udpPort = o.udpPort ?? port;
   const kdc = new TestKdc(dir, realm, port, udpPort);
-  kdc.writeKrb5Conf("krb5.conf", {}, undefined, {}, o.domainRealm);
+  kdc.writeKrb5Conf("krb5.conf", {}, undefined, {}, o);
   writeFileSync(
     join(dir, "kdc.conf"),
     [
@@ -322,7 +337,10 @@ export async function startRealm(): Promise<Realm> {
  * CLUSTER; nothing of CLUSTER reaches USERS (no krbtgt/USERS.ZKTS.TEST@CLUSTER.ZKTS.TEST; USERS has a service
  * zookeeper/localhost@USERS.ZKTS.TEST to be refused). USERS's KDC maps .cluster.zkts.test to CLUSTER.ZKTS.TEST in
  * its own krb5.conf, so that it refers host-based requests for those hosts (MIT's KDC does, with the canonicalize
- * option and a host name with a dot).
+ * option and a host name with a dot). A third realm, PARTNER.TEST (carol), is trusted by USERS only
+ * (krbtgt/USERS.ZKTS.TEST@PARTNER.TEST): carol reaches CLUSTER through USERS, by [capaths] alone (the hierarchy
+ * PARTNER.TEST → TEST → ZKTS.TEST → CLUSTER.ZKTS.TEST has no trust); CLUSTER's KDC has that [capaths] too, to
+ * accept the transited realm.
  */
 export interface Trust {
   readonly users: TestKdc;
@@ -335,26 +353,42 @@ export interface Trust {
   /** bob@CLUSTER.ZKTS.TEST and his keytab. */
   readonly bob: string;
   readonly bobKeytab: string;
+  readonly partner: TestKdc;
+  /** carol@PARTNER.TEST and her keytab. */
+  readonly carol: string;
+  readonly carolKeytab: string;
   /** The host of the server's principal: zk.cluster.zkts.test (a name that resolves nowhere: it is given as serviceHost). */
   readonly serviceHost: string;
   /**
    * A client krb5.conf in USERS's directory listing both realms' KDCs: default_realm (USERS by default), the
    * [domain_realm] entries and the [capaths] lines given (each "CLIENT = { SERVICE = VIA }" as written).
    */
-  conf(name: string, o?: { defaultRealm?: string; domainRealm?: Readonly<Record<string, string>>; capaths?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> }): string;
+  conf(name: string, o?: { defaultRealm?: string; domainRealm?: Readonly<Record<string, string>>; capaths?: Capaths }): string;
   track(zk: ZooKeeper): ZooKeeper;
   close(): Promise<void>;
 }
 
 export const USERS_REALM = "USERS.ZKTS.TEST";
 export const CLUSTER_REALM = "CLUSTER.ZKTS.TEST";
+export const PARTNER_REALM = "PARTNER.TEST";
+/** PARTNER → CLUSTER through USERS. */
+export const PARTNER_CAPATHS: Capaths = { [PARTNER_REALM]: { [CLUSTER_REALM]: [USERS_REALM] } };
 
 export async function startTrust(): Promise<Trust> {
   const serviceHost = "zk.cluster.zkts.test";
   const users = await startKdc({ realm: USERS_REALM, domainRealm: { ".cluster.zkts.test": CLUSTER_REALM }, hostBasedServices: "zookeeper" });
   let cluster: TestKdc | undefined;
+  let partner: TestKdc | undefined;
   try {
-    cluster = await startKdc({ realm: CLUSTER_REALM });
+    cluster = await startKdc({ realm: CLUSTER_REALM, capaths: PARTNER_CAPATHS });
+    partner = await startKdc({ realm: PARTNER_REALM });
+    const partnerTrust = `krbtgt/${USERS_REALM}@${PARTNER_REALM}`;
+    const partnerPassword = `partner-${process.pid}-${Date.now()}`;
+    partner.addPrincipal(partnerTrust, { password: partnerPassword });
+    users.addPrincipal(partnerTrust, { password: partnerPassword });
+    const carol = `carol@${PARTNER_REALM}`;
+    partner.addPrincipal(carol, { requiresPreauth: true });
+    const carolKeytab = partner.ktadd(carol, "carol.keytab");
     const trust = `krbtgt/${CLUSTER_REALM}@${USERS_REALM}`;
     const password = `trust-${process.pid}-${Date.now()}`;
     users.addPrincipal(trust, { password });
@@ -370,8 +404,9 @@ export async function startTrust(): Promise<Trust> {
     const srv = await startKerberosServer({ kdc: cluster, serviceHost });
     const open: ZooKeeper[] = [];
     const both = cluster;
+    const third = partner;
     return {
-      users, cluster, srv, alice, aliceKeytab, bob, bobKeytab, serviceHost,
+      users, cluster, partner, srv, alice, aliceKeytab, bob, bobKeytab, carol, carolKeytab, serviceHost,
       conf(name, o = {}) {
         const text = [
           "[libdefaults]",
@@ -380,15 +415,10 @@ export async function startTrust(): Promise<Trust> {
           "  dns_lookup_realm = false",
           "  rdns = false",
           "[realms]",
-          ...[users, both].flatMap((k) => [`  ${k.realm} = {`, `    kdc = 127.0.0.1:${k.port}`, "  }"]),
+          ...[users, both, third].flatMap((k) => [`  ${k.realm} = {`, `    kdc = 127.0.0.1:${k.port}`, "  }"]),
           "[domain_realm]",
           ...Object.entries(o.domainRealm ?? {}).map(([k, v]) => `  ${k} = ${v}`),
-          "[capaths]",
-          ...Object.entries(o.capaths ?? {}).flatMap(([client, to]) => [
-            `  ${client} = {`,
-            ...Object.entries(to).flatMap(([service, via]) => via.map((v) => `    ${service} = ${v}`)),
-            "  }",
-          ]),
+          ...capathsLines(o.capaths),
           "",
         ].join("\n");
         const path = join(users.dir, name);
@@ -402,11 +432,11 @@ export async function startTrust(): Promise<Trust> {
       async close() {
         await Promise.all(open.map((zk) => zk.close().catch(() => {})));
         await srv.close();
-        await Promise.all([users.destroy(), both.destroy()]);
+        await Promise.all([users.destroy(), both.destroy(), third.destroy()]);
       },
     };
   } catch (e) {
-    await Promise.all([users.destroy(), cluster?.destroy()]);
+    await Promise.all([users.destroy(), cluster?.destroy(), partner?.destroy()]);
     throw e;
   }
 }
