@@ -189,7 +189,8 @@ export class TestKdc {
   }
 }
 
-function canConnect(port: number): Promise<boolean> {
+/** Whether something listens on 127.0.0.1:`port` (TCP). */
+export function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect({ host: "127.0.0.1", port });
     s.once("connect", () => {
@@ -361,9 +362,10 @@ export interface Trust {
   readonly serviceHost: string;
   /**
    * A client krb5.conf in USERS's directory listing both realms' KDCs: default_realm (USERS by default), the
-   * [domain_realm] entries and the [capaths] lines given (each "CLIENT = { SERVICE = VIA }" as written).
+   * [domain_realm] entries and the [capaths] lines given (each "CLIENT = { SERVICE = VIA }" as written); `more`: other
+   * realms' KDCs (a Heimdal realm).
    */
-  conf(name: string, o?: { defaultRealm?: string; domainRealm?: Readonly<Record<string, string>>; capaths?: Capaths }): string;
+  conf(name: string, o?: { defaultRealm?: string; domainRealm?: Readonly<Record<string, string>>; capaths?: Capaths; more?: ReadonlyArray<{ readonly realm: string; readonly port: number }> }): string;
   track(zk: ZooKeeper): ZooKeeper;
   close(): Promise<void>;
 }
@@ -415,7 +417,7 @@ export async function startTrust(): Promise<Trust> {
           "  dns_lookup_realm = false",
           "  rdns = false",
           "[realms]",
-          ...[users, both, third].flatMap((k) => [`  ${k.realm} = {`, `    kdc = 127.0.0.1:${k.port}`, "  }"]),
+          ...[users, both, third, ...(o.more ?? [])].flatMap((k) => [`  ${k.realm} = {`, `    kdc = 127.0.0.1:${k.port}`, "  }"]),
           "[domain_realm]",
           ...Object.entries(o.domainRealm ?? {}).map(([k, v]) => `  ${k} = ${v}`),
           ...capathsLines(o.capaths),
