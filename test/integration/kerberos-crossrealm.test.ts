@@ -1,25 +1,22 @@
-// Cross-realm Kerberos (issue 40 items 3 and 9) against three real MIT KDCs with one-way trusts (startTrust,
-// test/support/kdc.ts): alice@USERS.ZKTS.TEST logs in to a Kerberized ZooKeeper 3.8.0 whose principal is
+// Cross-realm Kerberos (issue 40 items 3 and 9) against three real MIT KDCs and a Heimdal KDC with one-way
+// trusts (startTrust, test/support/kdc.ts): alice@USERS.ZKTS.TEST logs in to a Kerberized ZooKeeper 3.8.0 whose principal is
 // zookeeper/zk.cluster.zkts.test@CLUSTER.ZKTS.TEST — by [domain_realm] (the realms' hierarchy, the direct trust
 // asked first), by [capaths], by an explicit realm, and by the referral USERS's KDC answers when the client does not
 // know the service's realm; carol@PARTNER.TEST through USERS by [capaths] (and refused without it); bob@CLUSTER.ZKTS.TEST
-// is refused a service of USERS (the trust is one-way), definitely.
+// is refused a service of USERS (the trust is one-way), definitely; dave@HEIM.ZKTS.TEST of a Heimdal 7.8 KDC
+// (test/support/heimdal.ts) trusted by CLUSTER logs in, and bob is refused a service of HEIM.
 // Beside each setup, on Node, the Java client 3.8.0 (test/support/java/KerberosClient.java, as kerberos-java runs it)
 // on the same krb5.conf; the test prints the side-by-side table. zookeeper-ts on Node, Bun and Deno.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
 import { it } from "../support/bdd.ts";
 import { afterAll, beforeAll } from "../support/secure-hooks.ts";
 import { ErrorCode, ZooKeeper, type ConnectOptions, type SaslGssapiOptions } from "../../src/index.ts";
-import { CLUSTER_REALM, PARTNER_CAPATHS, USERS_REALM, describeWithKdc, refusal, startTrust, type Trust } from "../support/kdc.ts";
+import { CLUSTER_REALM, PARTNER_CAPATHS, USERS_REALM, describeWithKdc, javaKerberosClient, refusal, startTrust, type Trust } from "../support/kdc.ts";
 import { startHeimdalKdc, type HeimdalKdc } from "../support/heimdal.ts";
 import { localInstall } from "../support/zk-install.ts";
 
-const SOURCE = fileURLToPath(new URL("../support/java/KerberosClient.java", import.meta.url));
 /** The Java side runs on Node only (as kerberos-java does): the JVM is the same whatever runs the test. */
 const WITH_JAVA = !("Bun" in globalThis) && !("Deno" in globalThis);
 
@@ -107,26 +104,13 @@ describeWithKdc("Kerberos across realms (two real MIT KDCs, a one-way trust, Ker
   const table: string[] = [];
 
   /** The Java client as `principal` with `krb5Conf` and zookeeper.server.principal; its stdout lines and the Kerberos reason from stderr. */
-  function javaWhoami(principal: string, keytab: string, krb5Conf: string, serverPrincipal: string): Promise<{ lines: string[]; why: string }> {
-    const jaas = join(trust.users.dir, `client-${principal.replace(/[^a-z]/gi, "_")}.jaas`);
-    writeFileSync(
-      jaas,
-      `Client {\n  com.sun.security.auth.module.Krb5LoginModule required\n  useKeyTab=true\n  keyTab="${keytab}"\n` +
-        `  storeKey=true\n  useTicketCache=false\n  principal="${principal}";\n};\n`,
+  async function javaWhoami(principal: string, keytab: string, krb5Conf: string, serverPrincipal: string): Promise<{ lines: string[]; why: string }> {
+    const connect = `127.0.0.1:${trust.srv.server.clientPort}`;
+    const { lines, stderr } = await javaKerberosClient(
+      { java, classpath, dir: trust.users.dir, principal, keytab, krb5Conf, connect, props: [`-Dzookeeper.server.principal=${serverPrincipal}`] }, "whoami",
     );
-    const args = [
-      "-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-      `-Djava.security.auth.login.config=${jaas}`, `-Djava.security.krb5.conf=${krb5Conf}`,
-      `-Dzookeeper.server.principal=${serverPrincipal}`, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-      "-cp", classpath, SOURCE, `127.0.0.1:${trust.srv.server.clientPort}`, "whoami",
-    ];
-    return new Promise((resolve, reject) =>
-      execFile(java, args, { timeout: 60_000 }, (err, stdout, stderr) => {
-        if (err) return reject(new Error(`java KerberosClient whoami failed: ${err.message}\n${stderr.slice(-2000)}`));
-        const why = /Mechanism level: (.*?\(\d+\)[^)\]]*)/.exec(stderr)?.[1] ?? /(?:KrbException|LoginException): ([^\n]*)/.exec(stderr)?.[1] ?? "";
-        resolve({ lines: stdout.split("\n").filter(Boolean), why });
-      }),
-    );
+    const why = /Mechanism level: (.*?\(\d+\)[^)\]]*)/.exec(stderr)?.[1] ?? /(?:KrbException|LoginException): ([^\n]*)/.exec(stderr)?.[1] ?? "";
+    return { lines, why };
   }
 
   beforeAll(async () => {

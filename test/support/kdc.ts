@@ -5,12 +5,13 @@
 // files share: describeWithKdc (the guard for missing packages), refusal (a connect() that must fail) and
 // startRealm (a KDC, alice and bob, a Kerberized server).
 import assert from "node:assert/strict";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { fileURLToPath } from "node:url";
 import { ZooKeeperError, type ZooKeeper } from "../../src/index.ts";
 import { describe, it } from "./bdd.ts";
 import { startKerberosServer, type KerberosServer } from "./secure-server.ts";
@@ -259,6 +260,47 @@ export function describeWithKdc(title: string, tag: string, body: () => void): v
       process.stderr.write(`[${tag}] skipped: ${missing.join(", ")} missing (install krb5-kdc krb5-admin-server krb5-user)\n`);
     });
   });
+}
+
+const JAVA_KERBEROS_CLIENT = fileURLToPath(new URL("./java/KerberosClient.java", import.meta.url));
+
+/** How javaKerberosClient runs the Java client. */
+export interface JavaKerberosRun {
+  /** The java binary and the ZooKeeper 3.8.0 classpath (localInstall("3.8")). */
+  readonly java: string;
+  readonly classpath: string;
+  /** Where its JAAS file is written. */
+  readonly dir: string;
+  readonly principal: string;
+  readonly keytab: string;
+  readonly krb5Conf: string;
+  readonly connect: string;
+  /** More system properties (-Dname=value). */
+  readonly props?: readonly string[];
+}
+
+/**
+ * The Java ZooKeeper client (test/support/java/KerberosClient.java) as `principal` through a JAAS Client section
+ * (Krb5LoginModule and its keytab) on `krb5Conf`: one command; its stdout lines and its stderr.
+ */
+export function javaKerberosClient(o: JavaKerberosRun, ...command: string[]): Promise<{ lines: string[]; stderr: string }> {
+  const jaas = join(o.dir, `client-${o.principal.replace(/[^a-z0-9]/gi, "_")}.jaas`);
+  writeFileSync(
+    jaas,
+    `Client {\n  com.sun.security.auth.module.Krb5LoginModule required\n  useKeyTab=true\n  keyTab="${o.keytab}"\n` +
+      `  storeKey=true\n  useTicketCache=false\n  principal="${o.principal}";\n};\n`,
+  );
+  const args = [
+    "-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+    `-Djava.security.auth.login.config=${jaas}`, `-Djava.security.krb5.conf=${o.krb5Conf}`,
+    ...(o.props ?? []), "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+    "-cp", o.classpath, JAVA_KERBEROS_CLIENT, o.connect, ...command,
+  ];
+  return new Promise((resolve, reject) =>
+    execFile(o.java, args, { timeout: 60_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`java KerberosClient ${command.join(" ")} failed: ${err.message}\n${stderr.slice(-2000)}`)) : resolve({ lines: stdout.split("\n").filter(Boolean), stderr }),
+    ),
+  );
 }
 
 /** Prints a failure (its name, ZooKeeper code and message) on stderr tagged [tag], for the issue's table. */
