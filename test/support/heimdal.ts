@@ -3,12 +3,12 @@
 // directory and unpacked there with `dpkg-deb -x`; the KDC (/usr/lib/heimdal-servers/kdc) and `kadmin -l` run from
 // it with LD_LIBRARY_PATH pointing at the unpacked libraries. A realm lives in a temporary directory: its
 // krb5.conf ([kdc] database, ports) is the only configuration either reads.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { canConnect, freePort } from "./kdc.ts";
+import { freePort, startDaemon, type Daemon } from "./kdc.ts";
 import { linesCache } from "./zk-lines.ts";
 
 /** Debian bookworm's Heimdal 7.8: the KDC, kadmin, and the libraries they load. */
@@ -56,8 +56,7 @@ export class HeimdalKdc {
   readonly realm: string;
   readonly port: number;
   readonly #tools: HeimdalTools;
-  #child: ChildProcess | undefined;
-  #exited: Promise<void> | undefined;
+  #daemon: Daemon | undefined;
 
   constructor(dir: string, realm: string, port: number, t: HeimdalTools) {
     this.dir = dir;
@@ -92,31 +91,14 @@ export class HeimdalKdc {
   }
 
   async start(): Promise<void> {
-    const child = spawn(this.#tools.kdc, [`--config-file=${this.krb5Conf}`, `--ports=${this.port}`, "--addresses=127.0.0.1"], { env: this.#env, stdio: ["ignore", "ignore", "pipe"] });
-    this.#child = child;
-    let stderr = "";
-    child.stderr?.on("data", (d: Uint8Array) => {
-      stderr += new TextDecoder().decode(d);
-    });
-    this.#exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`Heimdal kdc exited (${child.exitCode}): ${stderr.slice(0, 500)}`);
-      if (await canConnect(this.port)) return;
-      if (Date.now() > deadline) throw new Error(`Heimdal kdc did not listen on 127.0.0.1:${this.port} within 10 s: ${stderr.slice(0, 500)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    this.#daemon = await startDaemon(this.#tools.kdc, [`--config-file=${this.krb5Conf}`, `--ports=${this.port}`, "--addresses=127.0.0.1"], this.#env, this.port);
   }
 
   /** Stops the KDC (its parent ends its worker processes) and removes the directory. */
   async destroy(): Promise<void> {
-    const child = this.#child;
-    this.#child = undefined;
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      await Promise.race([this.#exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    }
+    const d = this.#daemon;
+    this.#daemon = undefined;
+    await d?.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

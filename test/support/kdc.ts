@@ -87,8 +87,7 @@ export class TestKdc {
   readonly port: number;
   readonly udpPort: number;
   readonly env: Record<string, string>;
-  #child: ChildProcess | undefined;
-  #exited: Promise<void> | undefined;
+  #daemon: Daemon | undefined;
 
   constructor(dir: string, realm: string, port: number, udpPort: number) {
     this.dir = dir;
@@ -108,7 +107,7 @@ export class TestKdc {
     more: { readonly domainRealm?: Readonly<Record<string, string>>; readonly capaths?: Capaths } = {},
   ): string {
     const lib = { default_realm: this.realm, dns_lookup_kdc: "false", dns_lookup_realm: "false", rdns: "false", ...libdefaults };
-    const text = [
+    return writeConf(this.dir, name, [
       "[libdefaults]",
       ...Object.entries(lib).map(([k, v]) => `  ${k} = ${v}`),
       "[realms]",
@@ -119,12 +118,7 @@ export class TestKdc {
       "[domain_realm]",
       `  localhost = ${this.realm}`,
       ...Object.entries(more.domainRealm ?? {}).map(([k, v]) => `  ${k} = ${v}`),
-      ...capathsLines(more.capaths),
-      "",
-    ].join("\n");
-    const path = join(this.dir, name);
-    writeFileSync(path, text);
-    return path;
+    ], more.capaths);
   }
 
   kadmin(query: string): string {
@@ -159,29 +153,13 @@ export class TestKdc {
   }
 
   async start(): Promise<void> {
-    const child = spawn("krb5kdc", ["-n", "-r", this.realm], { env: this.env, stdio: ["ignore", "ignore", "pipe"] });
-    this.#child = child;
-    let stderr = "";
-    child.stderr?.on("data", (d: Uint8Array) => {
-      stderr += new TextDecoder().decode(d);
-    });
-    this.#exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`krb5kdc exited (${child.exitCode}): ${stderr.slice(0, 500)}`);
-      if (await canConnect(this.port)) return;
-      if (Date.now() > deadline) throw new Error(`krb5kdc did not listen on 127.0.0.1:${this.port} within 10 s: ${stderr.slice(0, 500)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    this.#daemon = await startDaemon("krb5kdc", ["-n", "-r", this.realm], this.env, this.port);
   }
 
   async stop(): Promise<void> {
-    const child = this.#child;
-    if (child === undefined) return;
-    this.#child = undefined;
-    if (child.exitCode === null && child.pid !== undefined) child.kill("SIGTERM");
-    await Promise.race([this.#exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    const d = this.#daemon;
+    this.#daemon = undefined;
+    await d?.stop();
   }
 
   async destroy(): Promise<void> {
@@ -190,8 +168,47 @@ export class TestKdc {
   }
 }
 
+/** A KDC process started by startDaemon. */
+export interface Daemon {
+  /** SIGTERM, then SIGKILL after 5 s; resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/** Spawns `command` with `env` and waits (up to 10 s) until it listens on 127.0.0.1:`port`; its stderr is in the error when it does not. */
+export async function startDaemon(command: string, args: readonly string[], env: Record<string, string>, port: number): Promise<Daemon> {
+  const child: ChildProcess = spawn(command, [...args], { env, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (d: Uint8Array) => {
+    stderr += new TextDecoder().decode(d);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+  const name = command.replace(/.*\//, "");
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${stderr.slice(0, 500)}`);
+    if (await canConnect(port)) return { stop };
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${name} did not listen on 127.0.0.1:${port} within 10 s: ${stderr.slice(0, 500)}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Writes a krb5.conf of `lines` (and [capaths] when given) as `name` in `dir`; returns its path. */
+function writeConf(dir: string, name: string, lines: readonly string[], capaths?: Capaths): string {
+  const path = join(dir, name);
+  writeFileSync(path, [...lines, ...capathsLines(capaths), ""].join("\n"));
+  return path;
+}
+
 /** Whether something listens on 127.0.0.1:`port` (TCP). */
-export function canConnect(port: number): Promise<boolean> {
+function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect({ host: "127.0.0.1", port });
     s.once("connect", () => {
@@ -344,6 +361,22 @@ export interface Realm {
   close(): Promise<void>;
 }
 
+/** track() and close() of a Realm or a Trust: close() closes the tracked clients, then the server, then the KDCs. */
+function tracking(srv: KerberosServer, kdcs: readonly TestKdc[]): Pick<Realm, "track" | "close"> {
+  const open: ZooKeeper[] = [];
+  return {
+    track(zk) {
+      open.push(zk);
+      return zk;
+    },
+    async close() {
+      await Promise.all(open.map((zk) => zk.close().catch(() => {})));
+      await srv.close();
+      await Promise.all(kdcs.map((k) => k.destroy()));
+    },
+  };
+}
+
 export async function startRealm(): Promise<Realm> {
   const kdc = await startKdc();
   try {
@@ -354,19 +387,7 @@ export async function startRealm(): Promise<Realm> {
     const aliceKeytab = kdc.ktadd(alice, "alice.keytab");
     const bobKeytab = kdc.ktadd(bob, "bob.keytab");
     const srv = await startKerberosServer({ kdc });
-    const open: ZooKeeper[] = [];
-    return {
-      kdc, srv, alice, bob, aliceKeytab, bobKeytab,
-      track(zk) {
-        open.push(zk);
-        return zk;
-      },
-      async close() {
-        await Promise.all(open.map((zk) => zk.close().catch(() => {})));
-        await srv.close();
-        await kdc.destroy();
-      },
-    };
+    return { kdc, srv, alice, bob, aliceKeytab, bobKeytab, ...tracking(srv, [kdc]) };
   } catch (e) {
     await kdc.destroy();
     throw e;
@@ -446,13 +467,12 @@ export async function startTrust(): Promise<Trust> {
     const aliceKeytab = users.ktadd(alice, "alice.keytab");
     const bobKeytab = cluster.ktadd(bob, "bob.keytab");
     const srv = await startKerberosServer({ kdc: cluster, serviceHost });
-    const open: ZooKeeper[] = [];
     const both = cluster;
     const third = partner;
     return {
       users, cluster, partner, srv, alice, aliceKeytab, bob, bobKeytab, carol, carolKeytab, serviceHost,
       conf(name, o = {}) {
-        const text = [
+        return writeConf(users.dir, name, [
           "[libdefaults]",
           `  default_realm = ${o.defaultRealm ?? USERS_REALM}`,
           "  dns_lookup_kdc = false",
@@ -462,22 +482,9 @@ export async function startTrust(): Promise<Trust> {
           ...[users, both, third, ...(o.more ?? [])].flatMap((k) => [`  ${k.realm} = {`, `    kdc = 127.0.0.1:${k.port}`, "  }"]),
           "[domain_realm]",
           ...Object.entries(o.domainRealm ?? {}).map(([k, v]) => `  ${k} = ${v}`),
-          ...capathsLines(o.capaths),
-          "",
-        ].join("\n");
-        const path = join(users.dir, name);
-        writeFileSync(path, text);
-        return path;
+        ], o.capaths);
       },
-      track(zk) {
-        open.push(zk);
-        return zk;
-      },
-      async close() {
-        await Promise.all(open.map((zk) => zk.close().catch(() => {})));
-        await srv.close();
-        await Promise.all([users.destroy(), both.destroy(), third.destroy()]);
-      },
+      ...tracking(srv, [users, both, third]),
     };
   } catch (e) {
     await Promise.all([users.destroy(), cluster?.destroy(), partner?.destroy()]);
