@@ -68,6 +68,7 @@ const CROSS_RUNTIME = [
   "test/integration/cli-kerberos.test.ts",
   "test/integration/kerberos-connect.test.ts",
   "test/integration/kerberos-transient.test.ts",
+  "test/integration/kerberos-crossrealm.test.ts",
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -79,6 +79,13 @@ export const KerberosErrorReason = {
   Config: "config",
   /** Any other KRB-ERROR from a KDC or the acceptor (its code and name are in the message). */
   KdcError: "kdc-error",
+  /**
+   * Cross-realm: no TGT toward the service's realm — no KDC on the path ([capaths], else the realms' hierarchy) has
+   * krbtgt/NEXT@THIS for any realm ahead (a one-way trust taken the wrong way, a missing trust, a wrong [capaths]).
+   */
+  NoRealmPath: "no-realm-path",
+  /** Cross-realm: more hops (cross-realm TGTs and referrals) than allowed, or a referral back to a realm already visited. */
+  TooManyHops: "too-many-hops",
   /** A reply that is malformed or does not answer the request (wrong nonce, other principal, bad token). */
   BadReply: "bad-reply",
   /** The acceptor could not be authenticated: its AP-REP or a wrap/MIC token did not verify. */

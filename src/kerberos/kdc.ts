@@ -481,15 +481,26 @@ function credentialFrom(rep: KdcRep, enc: EncKdcRepPart): KerberosCredential {
   };
 }
 
-function checkRep(rep: KdcRep, enc: EncKdcRepPart, nonce: number, client: Principal, server: Principal, what: string): void {
+/** Whether `sname@srealm` is a TGT that `srealm`'s KDC gives for another realm: krbtgt/OTHER@srealm, OTHER not srealm. */
+export function isReferralTgt(sname: PrincipalName, srealm: string): boolean {
+  return sname.components.length === 2 && sname.components[0] === "krbtgt" && sname.components[1] !== srealm;
+}
+
+function checkRep(rep: KdcRep, enc: EncKdcRepPart, nonce: number, client: Principal, server: Principal, what: string, referral = false): void {
   if (enc.nonce !== nonce) throw badReply(`${what}: the nonce does not match the request's (a replayed or misdirected reply)`);
   if (rep.crealm !== client.realm || !sameName(rep.cname, client)) {
     throw badReply(`${what} is for ${nameString(rep.cname, rep.crealm)}, not ${principalToString(client)}`);
   }
   if (enc.srealm !== server.realm || !sameName(enc.sname, server)) {
     const got = nameString(enc.sname, enc.srealm);
+    // A TGT of the realm asked, for another realm: a referral (RFC 6806), or a KDC's nearer hop on a cross-realm path.
+    const referred = enc.srealm === server.realm && isReferralTgt(enc.sname, enc.srealm) && sameName(rep.ticket.sname, enc.sname) && rep.ticket.realm === enc.srealm;
+    if (referral && referred) {
+      if (!isSupportedEnctype(enc.key.enctype)) throw badReply(`${what}: the session key is of ${enctypeName(enc.key.enctype)}, which is not supported`);
+      return;
+    }
     if (enc.sname.components[0] === "krbtgt" && server.components[0] !== "krbtgt") {
-      throw badReply(`${what}: the KDC referred the request for ${principalToString(server)} to another realm (${got}); cross-realm is not supported`);
+      throw badReply(`${what}: the KDC referred the request for ${principalToString(server)} to another realm (${got}), which was not asked for`);
     }
     throw badReply(`${what} is a ticket for ${got}, not ${principalToString(server)}`);
   }
@@ -701,7 +712,15 @@ export interface TgsRequest {
   readonly subkey?: boolean;
   /** The session key enctypes to offer, in order (default: all supported, strongest first). */
   readonly enctypes?: readonly number[];
+  /**
+   * Accept, instead of a ticket for `server`, a TGT for another realm from the realm asked (krbtgt/OTHER@THAT):
+   * a referral (RFC 6806), or a nearer hop of a cross-realm path. The caller reads where it leads from the result's server.
+   */
+  readonly referral?: boolean;
 }
+
+/** KDCOptions canonicalize (bit 15, RFC 6806): the KDC may answer with a referral TGT toward the service's realm. */
+export const KDC_OPT_CANONICALIZE = 0x00010000;
 
 /**
  * The TGS exchange (RFC 4120 §3.3): a service ticket from a TGT. The PA-TGS-REQ AP-REQ's authenticator
@@ -751,6 +770,6 @@ export async function tgsExchange(ctx: KdcContext, req: TgsRequest): Promise<Ker
   const enc = openEncPart(key, usage, reply.encPart.cipher, `the TGS-REP for ${ss}`, () =>
     badReply(`the TGS-REP for ${ss} does not decrypt with the ${subkey !== undefined ? "authenticator subkey" : "TGT session key"} (key usage ${usage})`),
   );
-  checkRep(reply, enc, nonce, tgt.client, server, `the TGS-REP for ${ss}`);
+  checkRep(reply, enc, nonce, tgt.client, server, `the TGS-REP for ${ss}`, req.referral === true);
   return credentialFrom(reply, enc);
 }

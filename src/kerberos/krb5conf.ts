@@ -2,7 +2,7 @@
 //   # or ; comments, [section] headers, `tag = value` relations, `tag = { ... }` subsections, a `*`
 //   after a value or a closing brace (final: ignored here), `include FILE` and `includedir DIR` lines.
 // What the client uses of it: [libdefaults] default_realm, udp_preference_limit, ticket_lifetime, default_ccache_name;
-// [realms] REALM = { kdc = host[:port] ... }; [domain_realm] host or .domain = REALM.
+// [realms] REALM = { kdc = host[:port] ... }; [domain_realm] host or .domain = REALM; [capaths] CLIENT = { SERVICE = VIA }.
 // The file comes from an argument, else $KRB5_CONFIG (its first existing entry of a ":"-separated
 // list), else /etc/krb5.conf. Anything malformed is a KerberosError (reason "config") naming the file
 // and line.
@@ -315,4 +315,24 @@ export function realmOfHost(conf: Krb5Config, host: string): string | undefined 
     if (h.endsWith(suffix) && (best === undefined || suffix.length > best.len)) best = { len: suffix.length, realm: v };
   }
   return best?.realm;
+}
+
+/**
+ * The realms between `client` and `service` by [capaths] (MIT krb5.conf):
+ *   [capaths]  CLIENT.REALM = { SERVICE.REALM = INTERMEDIATE.REALM ...  SERVICE.REALM = . }
+ * each value one realm (or several, whitespace-separated), in order from the client's side; "." alone: a direct
+ * trust. [] for a direct path; undefined when [capaths] says nothing about this pair.
+ */
+export function capathOf(conf: Krb5Config, client: string, service: string): string[] | undefined {
+  let found: string[] | undefined;
+  for (const [k, v] of conf.sections.get("capaths")?.entries ?? []) {
+    if (k !== client || typeof v === "string") continue;
+    for (const [to, via] of v.entries) {
+      if (to !== service || typeof via !== "string") continue;
+      found ??= [];
+      for (const r of via.split(/\s+/)) if (r !== "" && r !== ".") found.push(r);
+    }
+    if (found !== undefined) return found;
+  }
+  return found;
 }

@@ -7,7 +7,8 @@
 import { existsSync } from "node:fs";
 import * as process from "node:process"; // a namespace import: the CommonJS build has no default-import interop
 import { CcacheError, KerberosError, KerberosErrorReason } from "./errors.ts";
-import { asExchange, tgsExchange, tgsPrincipal, type KdcContext, type KdcTransportOptions, type KerberosCredential } from "./kdc.ts";
+import { serviceTicketAcross, type TgtCache } from "./crossrealm.ts";
+import { asExchange, tgsPrincipal, type KdcContext, type KdcTransportOptions, type KerberosCredential } from "./kdc.ts";
 import { ccacheFilePath, defaultCcachePath, loadCcache, type Credential } from "./ccache.ts";
 import { loadKeytab, samePrincipal, type Keytab } from "./keytab.ts";
 import { loadKrb5Conf, realmOfHost, type Krb5Config } from "./krb5conf.ts";
@@ -85,6 +86,15 @@ export class KerberosLogin {
   #tgt: KerberosCredential | undefined;
   #tgtPending: Promise<KerberosCredential> | undefined;
   readonly #tickets = new Map<string, KerberosCredential>();
+  /** Cross-realm TGTs (krbtgt/OTHER@THIS) by principal, kept while fresh. */
+  readonly #crossTickets = new Map<string, KerberosCredential>();
+  readonly #crossTgts: TgtCache = {
+    get: (name) => {
+      const c = this.#crossTickets.get(name);
+      return c !== undefined && this.#fresh(c) ? c : undefined;
+    },
+    set: (name, c) => void this.#crossTickets.set(name, c),
+  };
   /**
    * A service ticket was had before: from then on a ccache that cannot be read or holds no valid TGT is taken
    * to be in the middle of a rewrite (kinit, k5start) or a renewal, a transient failure; before, a definite one.
@@ -161,15 +171,19 @@ export class KerberosLogin {
     return this.ticketFor(this.servicePrincipal(serviceName, serviceHost), signal);
   }
 
-  /** A service ticket for `server` (cached; renewed as its end nears). */
-  async ticketFor(server: Principal, signal?: AbortSignal): Promise<KerberosCredential> {
-    const cred = await this.#ticketFor(server, signal);
+  /**
+   * A service ticket for `server` (cached; renewed as its end nears). In another realm than the client's, through
+   * cross-realm TGTs ([capaths], else the realms' hierarchy; crossrealm.ts). `referral`: the server's realm is only a
+   * guess (no mapping named it): the client's KDC is asked with the canonicalize option, and its referrals followed.
+   */
+  async ticketFor(server: Principal, signal?: AbortSignal, options: { readonly referral?: boolean } = {}): Promise<KerberosCredential> {
+    const cred = await this.#ticketFor(server, signal, options.referral === true);
     this.#served = true;
     return cred;
   }
 
-  async #ticketFor(server: Principal, signal?: AbortSignal): Promise<KerberosCredential> {
-    const name = principalToString(server);
+  async #ticketFor(server: Principal, signal?: AbortSignal, referral = false): Promise<KerberosCredential> {
+    const name = `${principalToString(server)}${referral ? " (referral)" : ""}`;
     const cached = this.#tickets.get(name);
     if (cached !== undefined && this.#fresh(cached)) return cached;
     if (this.#keytab === undefined) {
@@ -179,7 +193,7 @@ export class KerberosLogin {
     let cred: KerberosCredential;
     try {
       const tgt = await this.tgt(signal);
-      cred = await tgsExchange(signal ? { ...this.#ctx, signal } : this.#ctx, { tgt, server, enctypes: this.#enctypes });
+      cred = await serviceTicketAcross(signal ? { ...this.#ctx, signal } : this.#ctx, { tgt, server, enctypes: this.#enctypes, referral, tgts: this.#crossTgts });
     } catch (e) {
       // Renewing early, with no KDC answering: the ticket in hand still works until its end time.
       if (cached !== undefined && e instanceof KerberosError && e.reason === KerberosErrorReason.KdcUnreachable && this.#ctx.now() < cached.endTime - 60_000) return cached;
@@ -193,6 +207,7 @@ export class KerberosLogin {
   forget(): void {
     this.#tgt = undefined;
     this.#tickets.clear();
+    this.#crossTickets.clear();
   }
 
   #ccacheCreds(): Credential[] {

@@ -5,18 +5,13 @@
 // keytab), reads; the other way round; and bob gets NOAUTH from either client. The server records the
 // full principal (whoAmI sasl:alice@REALM on both). Node only: the Java side is the same on any runtime.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { it } from "../support/bdd.ts";
 import { afterAll, beforeAll } from "../support/secure-hooks.ts";
 import { ErrorCode, Perms, ZooKeeper, ZooKeeperError, type ConnectOptions, type SaslGssapiOptions } from "../../src/index.ts";
-import { describeWithKdc, refusal, startRealm, type Realm } from "../support/kdc.ts";
+import { describeWithKdc, javaKerberosClient, refusal, startRealm, type Realm } from "../support/kdc.ts";
 import { localInstall } from "../support/zk-install.ts";
 
-const SOURCE = fileURLToPath(new URL("../support/java/KerberosClient.java", import.meta.url));
 const ROOT = `/krb-java-${randomUUID()}`;
 const dec = (b: Uint8Array | null): string => new TextDecoder().decode(b ?? new Uint8Array(0));
 
@@ -33,24 +28,9 @@ describeWithKdc("Kerberos interop with the Java client (real KDC, Kerberized Zoo
   }
 
   /** The Java client on connect string `connect` with the system properties `props` (-Dname=value). */
-  function javaOn(o: { connect: string; props: readonly string[] }, principal: string, ...command: string[]): Promise<string[]> {
-    const jaas = join(realm.kdc.dir, `client-${principal.split("@")[0]}.jaas`);
-    writeFileSync(
-      jaas,
-      `Client {\n  com.sun.security.auth.module.Krb5LoginModule required\n  useKeyTab=true\n  keyTab="${keytab(principal)}"\n` +
-        `  storeKey=true\n  useTicketCache=false\n  principal="${principal}";\n};\n`,
-    );
-    const args = [
-      "-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-      `-Djava.security.auth.login.config=${jaas}`, `-Djava.security.krb5.conf=${realm.kdc.krb5Conf}`,
-      ...o.props, "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-      "-cp", classpath, SOURCE, o.connect, ...command,
-    ];
-    return new Promise((resolve, reject) =>
-      execFile(java, args, { timeout: 60_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`java KerberosClient ${command.join(" ")} failed: ${err.message}\n${stderr.slice(-2000)}`)) : resolve(stdout.split("\n").filter(Boolean)),
-      ),
-    );
+  async function javaOn(o: { connect: string; props: readonly string[] }, principal: string, ...command: string[]): Promise<string[]> {
+    const run = { java, classpath, dir: realm.kdc.dir, principal, keytab: keytab(principal), krb5Conf: realm.kdc.krb5Conf, ...o };
+    return (await javaKerberosClient(run, ...command)).lines;
   }
 
   async function tsClient(principal: string): Promise<ZooKeeper> {

@@ -5,12 +5,13 @@
 // files share: describeWithKdc (the guard for missing packages), refusal (a connect() that must fail) and
 // startRealm (a KDC, alice and bob, a Kerberized server).
 import assert from "node:assert/strict";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { fileURLToPath } from "node:url";
 import { ZooKeeperError, type ZooKeeper } from "../../src/index.ts";
 import { describe, it } from "./bdd.ts";
 import { startKerberosServer, type KerberosServer } from "./secure-server.ts";
@@ -45,12 +46,30 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** krb5.conf [capaths]: client realm → service realm → the realms between ("." for a direct trust), one relation each. */
+export type Capaths = Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
+
+/** The [capaths] section of `c` (none when empty). */
+function capathsLines(c: Capaths | undefined): string[] {
+  if (c === undefined || Object.keys(c).length === 0) return [];
+  return [
+    "[capaths]",
+    ...Object.entries(c).flatMap(([client, to]) => [`  ${client} = {`, ...Object.entries(to).flatMap(([service, via]) => via.map((v) => `    ${service} = ${v}`)), "  }"]),
+  ];
+}
+
 export interface KdcOptions {
   readonly realm?: string;
   /** UDP port (default: the TCP port); a different port makes the configured kdc TCP-only. */
   readonly udpPort?: number;
   /** max_life of the realm (default 10h). */
   readonly maxLife?: string;
+  /** More [domain_realm] entries of the KDC's own krb5.conf (host or .domain → realm): MIT's KDC refers host-based requests by them. */
+  readonly domainRealm?: Readonly<Record<string, string>>;
+  /** [capaths] of the KDC's own krb5.conf: MIT's KDC checks the realms a cross-realm ticket transited against it. */
+  readonly capaths?: Capaths;
+  /** kdc.conf host_based_services of the realm: services whose requests of any name type get host-based referrals. */
+  readonly hostBasedServices?: string;
 }
 
 export interface PrincipalOptions {
@@ -68,8 +87,7 @@ export class TestKdc {
   readonly port: number;
   readonly udpPort: number;
   readonly env: Record<string, string>;
-  #child: ChildProcess | undefined;
-  #exited: Promise<void> | undefined;
+  #daemon: Daemon | undefined;
 
   constructor(dir: string, realm: string, port: number, udpPort: number) {
     this.dir = dir;
@@ -84,9 +102,12 @@ export class TestKdc {
   }
 
   /** Writes another krb5.conf for this realm (e.g. with udp_preference_limit = 1, other relations of the realm such as primary_kdc); returns its path. */
-  writeKrb5Conf(name: string, libdefaults: Record<string, string> = {}, kdcs: readonly string[] = [`127.0.0.1:${this.port}`], realmRelations: Record<string, string> = {}): string {
+  writeKrb5Conf(
+    name: string, libdefaults: Record<string, string> = {}, kdcs: readonly string[] = [`127.0.0.1:${this.port}`], realmRelations: Record<string, string> = {},
+    more: { readonly domainRealm?: Readonly<Record<string, string>>; readonly capaths?: Capaths } = {},
+  ): string {
     const lib = { default_realm: this.realm, dns_lookup_kdc: "false", dns_lookup_realm: "false", rdns: "false", ...libdefaults };
-    const text = [
+    return writeConf(this.dir, name, [
       "[libdefaults]",
       ...Object.entries(lib).map(([k, v]) => `  ${k} = ${v}`),
       "[realms]",
@@ -96,11 +117,8 @@ export class TestKdc {
       "  }",
       "[domain_realm]",
       `  localhost = ${this.realm}`,
-      "",
-    ].join("\n");
-    const path = join(this.dir, name);
-    writeFileSync(path, text);
-    return path;
+      ...Object.entries(more.domainRealm ?? {}).map(([k, v]) => `  ${k} = ${v}`),
+    ], more.capaths);
   }
 
   kadmin(query: string): string {
@@ -135,29 +153,13 @@ export class TestKdc {
   }
 
   async start(): Promise<void> {
-    const child = spawn("krb5kdc", ["-n", "-r", this.realm], { env: this.env, stdio: ["ignore", "ignore", "pipe"] });
-    this.#child = child;
-    let stderr = "";
-    child.stderr?.on("data", (d: Uint8Array) => {
-      stderr += new TextDecoder().decode(d);
-    });
-    this.#exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`krb5kdc exited (${child.exitCode}): ${stderr.slice(0, 500)}`);
-      if (await canConnect(this.port)) return;
-      if (Date.now() > deadline) throw new Error(`krb5kdc did not listen on 127.0.0.1:${this.port} within 10 s: ${stderr.slice(0, 500)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    this.#daemon = await startDaemon("krb5kdc", ["-n", "-r", this.realm], this.env, this.port);
   }
 
   async stop(): Promise<void> {
-    const child = this.#child;
-    if (child === undefined) return;
-    this.#child = undefined;
-    if (child.exitCode === null && child.pid !== undefined) child.kill("SIGTERM");
-    await Promise.race([this.#exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    const d = this.#daemon;
+    this.#daemon = undefined;
+    await d?.stop();
   }
 
   async destroy(): Promise<void> {
@@ -166,6 +168,46 @@ export class TestKdc {
   }
 }
 
+/** A KDC process started by startDaemon. */
+export interface Daemon {
+  /** SIGTERM, then SIGKILL after 5 s; resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/** Spawns `command` with `env` and waits (up to 10 s) until it listens on 127.0.0.1:`port`; its stderr is in the error when it does not. */
+export async function startDaemon(command: string, args: readonly string[], env: Record<string, string>, port: number): Promise<Daemon> {
+  const child: ChildProcess = spawn(command, [...args], { env, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (d: Uint8Array) => {
+    stderr += new TextDecoder().decode(d);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+  const name = command.replace(/.*\//, "");
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${stderr.slice(0, 500)}`);
+    if (await canConnect(port)) return { stop };
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${name} did not listen on 127.0.0.1:${port} within 10 s: ${stderr.slice(0, 500)}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Writes a krb5.conf of `lines` (and [capaths] when given) as `name` in `dir`; returns its path. */
+function writeConf(dir: string, name: string, lines: readonly string[], capaths?: Capaths): string {
+  const path = join(dir, name);
+  writeFileSync(path, [...lines, ...capathsLines(capaths), ""].join("\n"));
+  return path;
+}
+
+/** Whether something listens on 127.0.0.1:`port` (TCP). */
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect({ host: "127.0.0.1", port });
@@ -186,7 +228,7 @@ export async function startKdc(o: KdcOptions = {}): Promise<TestKdc> {
   const port = await freePort();
   const udpPort = o.udpPort ?? port;
   const kdc = new TestKdc(dir, realm, port, udpPort);
-  kdc.writeKrb5Conf("krb5.conf");
+  kdc.writeKrb5Conf("krb5.conf", {}, undefined, {}, o);
   writeFileSync(
     join(dir, "kdc.conf"),
     [
@@ -201,6 +243,7 @@ export async function startKdc(o: KdcOptions = {}): Promise<TestKdc> {
       `    supported_enctypes = ${ALL_ENCTYPES.map((e) => `${e}:normal`).join(" ")}`,
       `    max_life = ${o.maxLife ?? "10h"}`,
       "    max_renewable_life = 7d",
+      ...(o.hostBasedServices !== undefined ? [`    host_based_services = ${o.hostBasedServices}`] : []),
       "  }",
       "[logging]",
       `  kdc = FILE:${join(dir, "kdc.log")}`,
@@ -234,6 +277,47 @@ export function describeWithKdc(title: string, tag: string, body: () => void): v
       process.stderr.write(`[${tag}] skipped: ${missing.join(", ")} missing (install krb5-kdc krb5-admin-server krb5-user)\n`);
     });
   });
+}
+
+const JAVA_KERBEROS_CLIENT = fileURLToPath(new URL("./java/KerberosClient.java", import.meta.url));
+
+/** How javaKerberosClient runs the Java client. */
+export interface JavaKerberosRun {
+  /** The java binary and the ZooKeeper 3.8.0 classpath (localInstall("3.8")). */
+  readonly java: string;
+  readonly classpath: string;
+  /** Where its JAAS file is written. */
+  readonly dir: string;
+  readonly principal: string;
+  readonly keytab: string;
+  readonly krb5Conf: string;
+  readonly connect: string;
+  /** More system properties (-Dname=value). */
+  readonly props?: readonly string[];
+}
+
+/**
+ * The Java ZooKeeper client (test/support/java/KerberosClient.java) as `principal` through a JAAS Client section
+ * (Krb5LoginModule and its keytab) on `krb5Conf`: one command; its stdout lines and its stderr.
+ */
+export function javaKerberosClient(o: JavaKerberosRun, ...command: string[]): Promise<{ lines: string[]; stderr: string }> {
+  const jaas = join(o.dir, `client-${o.principal.replace(/[^a-z0-9]/gi, "_")}.jaas`);
+  writeFileSync(
+    jaas,
+    `Client {\n  com.sun.security.auth.module.Krb5LoginModule required\n  useKeyTab=true\n  keyTab="${o.keytab}"\n` +
+      `  storeKey=true\n  useTicketCache=false\n  principal="${o.principal}";\n};\n`,
+  );
+  const args = [
+    "-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+    `-Djava.security.auth.login.config=${jaas}`, `-Djava.security.krb5.conf=${o.krb5Conf}`,
+    ...(o.props ?? []), "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+    "-cp", o.classpath, JAVA_KERBEROS_CLIENT, o.connect, ...command,
+  ];
+  return new Promise((resolve, reject) =>
+    execFile(o.java, args, { timeout: 60_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`java KerberosClient ${command.join(" ")} failed: ${err.message}\n${stderr.slice(-2000)}`)) : resolve({ lines: stdout.split("\n").filter(Boolean), stderr }),
+    ),
+  );
 }
 
 /** Prints a failure (its name, ZooKeeper code and message) on stderr tagged [tag], for the issue's table. */
@@ -277,6 +361,22 @@ export interface Realm {
   close(): Promise<void>;
 }
 
+/** track() and close() of a Realm or a Trust: close() closes the tracked clients, then the server, then the KDCs. */
+function tracking(srv: KerberosServer, kdcs: readonly TestKdc[]): Pick<Realm, "track" | "close"> {
+  const open: ZooKeeper[] = [];
+  return {
+    track(zk) {
+      open.push(zk);
+      return zk;
+    },
+    async close() {
+      await Promise.all(open.map((zk) => zk.close().catch(() => {})));
+      await srv.close();
+      await Promise.all(kdcs.map((k) => k.destroy()));
+    },
+  };
+}
+
 export async function startRealm(): Promise<Realm> {
   const kdc = await startKdc();
   try {
@@ -287,21 +387,107 @@ export async function startRealm(): Promise<Realm> {
     const aliceKeytab = kdc.ktadd(alice, "alice.keytab");
     const bobKeytab = kdc.ktadd(bob, "bob.keytab");
     const srv = await startKerberosServer({ kdc });
-    const open: ZooKeeper[] = [];
-    return {
-      kdc, srv, alice, bob, aliceKeytab, bobKeytab,
-      track(zk) {
-        open.push(zk);
-        return zk;
-      },
-      async close() {
-        await Promise.all(open.map((zk) => zk.close().catch(() => {})));
-        await srv.close();
-        await kdc.destroy();
-      },
-    };
+    return { kdc, srv, alice, bob, aliceKeytab, bobKeytab, ...tracking(srv, [kdc]) };
   } catch (e) {
     await kdc.destroy();
+    throw e;
+  }
+}
+
+/**
+ * Two realms with a one-way trust, as AD → MIT layouts have it: USERS.ZKTS.TEST (alice) is trusted by
+ * CLUSTER.ZKTS.TEST (the Kerberized server, zookeeper/zk.cluster.zkts.test@CLUSTER.ZKTS.TEST, and bob), through
+ * krbtgt/CLUSTER.ZKTS.TEST@USERS.ZKTS.TEST in both KDCs with the same password. Users of USERS reach services of
+ * CLUSTER; nothing of CLUSTER reaches USERS (no krbtgt/USERS.ZKTS.TEST@CLUSTER.ZKTS.TEST; USERS has a service
+ * zookeeper/localhost@USERS.ZKTS.TEST to be refused). USERS's KDC maps .cluster.zkts.test to CLUSTER.ZKTS.TEST in
+ * its own krb5.conf, so that it refers host-based requests for those hosts (MIT's KDC does, with the canonicalize
+ * option and a host name with a dot). A third realm, PARTNER.TEST (carol), is trusted by USERS only
+ * (krbtgt/USERS.ZKTS.TEST@PARTNER.TEST): carol reaches CLUSTER through USERS, by [capaths] alone (the hierarchy
+ * PARTNER.TEST → TEST → ZKTS.TEST → CLUSTER.ZKTS.TEST has no trust); CLUSTER's KDC has that [capaths] too, to
+ * accept the transited realm.
+ */
+export interface Trust {
+  readonly users: TestKdc;
+  readonly cluster: TestKdc;
+  /** The server, zookeeper/zk.cluster.zkts.test@CLUSTER.ZKTS.TEST (its JVM on CLUSTER's krb5.conf). */
+  readonly srv: KerberosServer;
+  /** alice@USERS.ZKTS.TEST and her keytab. */
+  readonly alice: string;
+  readonly aliceKeytab: string;
+  /** bob@CLUSTER.ZKTS.TEST and his keytab. */
+  readonly bob: string;
+  readonly bobKeytab: string;
+  readonly partner: TestKdc;
+  /** carol@PARTNER.TEST and her keytab. */
+  readonly carol: string;
+  readonly carolKeytab: string;
+  /** The host of the server's principal: zk.cluster.zkts.test (a name that resolves nowhere: it is given as serviceHost). */
+  readonly serviceHost: string;
+  /**
+   * A client krb5.conf in USERS's directory listing both realms' KDCs: default_realm (USERS by default), the
+   * [domain_realm] entries and the [capaths] lines given (each "CLIENT = { SERVICE = VIA }" as written); `more`: other
+   * realms' KDCs (a Heimdal realm).
+   */
+  conf(name: string, o?: { defaultRealm?: string; domainRealm?: Readonly<Record<string, string>>; capaths?: Capaths; more?: ReadonlyArray<{ readonly realm: string; readonly port: number }> }): string;
+  track(zk: ZooKeeper): ZooKeeper;
+  close(): Promise<void>;
+}
+
+export const USERS_REALM = "USERS.ZKTS.TEST";
+export const CLUSTER_REALM = "CLUSTER.ZKTS.TEST";
+export const PARTNER_REALM = "PARTNER.TEST";
+/** PARTNER → CLUSTER through USERS. */
+export const PARTNER_CAPATHS: Capaths = { [PARTNER_REALM]: { [CLUSTER_REALM]: [USERS_REALM] } };
+
+export async function startTrust(): Promise<Trust> {
+  const serviceHost = "zk.cluster.zkts.test";
+  const users = await startKdc({ realm: USERS_REALM, domainRealm: { ".cluster.zkts.test": CLUSTER_REALM }, hostBasedServices: "zookeeper" });
+  let cluster: TestKdc | undefined;
+  let partner: TestKdc | undefined;
+  try {
+    cluster = await startKdc({ realm: CLUSTER_REALM, capaths: PARTNER_CAPATHS });
+    partner = await startKdc({ realm: PARTNER_REALM });
+    const partnerTrust = `krbtgt/${USERS_REALM}@${PARTNER_REALM}`;
+    const partnerPassword = `partner-${process.pid}-${Date.now()}`;
+    partner.addPrincipal(partnerTrust, { password: partnerPassword });
+    users.addPrincipal(partnerTrust, { password: partnerPassword });
+    const carol = `carol@${PARTNER_REALM}`;
+    partner.addPrincipal(carol, { requiresPreauth: true });
+    const carolKeytab = partner.ktadd(carol, "carol.keytab");
+    const trust = `krbtgt/${CLUSTER_REALM}@${USERS_REALM}`;
+    const password = `trust-${process.pid}-${Date.now()}`;
+    users.addPrincipal(trust, { password });
+    cluster.addPrincipal(trust, { password });
+    const alice = `alice@${USERS_REALM}`;
+    const bob = `bob@${CLUSTER_REALM}`;
+    users.addPrincipal(alice, { requiresPreauth: true });
+    cluster.addPrincipal(bob, { requiresPreauth: true });
+    // A service of USERS, for the direction the trust does not go.
+    users.addPrincipal(`zookeeper/localhost@${USERS_REALM}`);
+    const aliceKeytab = users.ktadd(alice, "alice.keytab");
+    const bobKeytab = cluster.ktadd(bob, "bob.keytab");
+    const srv = await startKerberosServer({ kdc: cluster, serviceHost });
+    const both = cluster;
+    const third = partner;
+    return {
+      users, cluster, partner, srv, alice, aliceKeytab, bob, bobKeytab, carol, carolKeytab, serviceHost,
+      conf(name, o = {}) {
+        return writeConf(users.dir, name, [
+          "[libdefaults]",
+          `  default_realm = ${o.defaultRealm ?? USERS_REALM}`,
+          "  dns_lookup_kdc = false",
+          "  dns_lookup_realm = false",
+          "  rdns = false",
+          "[realms]",
+          ...[users, both, third, ...(o.more ?? [])].flatMap((k) => [`  ${k.realm} = {`, `    kdc = 127.0.0.1:${k.port}`, "  }"]),
+          "[domain_realm]",
+          ...Object.entries(o.domainRealm ?? {}).map(([k, v]) => `  ${k} = ${v}`),
+        ], o.capaths);
+      },
+      ...tracking(srv, [users, both, third]),
+    };
+  } catch (e) {
+    await Promise.all([users.destroy(), cluster?.destroy(), partner?.destroy()]);
     throw e;
   }
 }

@@ -13,8 +13,9 @@ import type { Dialer, LinkHandlers } from "../../src/client/transport/transport.
 import { loadCcache } from "../../src/kerberos/ccache.ts";
 import { enctype } from "../../src/kerberos/crypto.ts";
 import { DerError, KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
-import { asExchange, kdcError, sendToKdcs, tcpExchange } from "../../src/kerberos/kdc.ts";
-import { kdcsOf, loadKrb5Conf, parseDuration, parseKdcAddress, parseKrb5Conf, realmOfHost } from "../../src/kerberos/krb5conf.ts";
+import { asExchange, kdcError, sendToKdcs, tcpExchange, type KerberosCredential } from "../../src/kerberos/kdc.ts";
+import { hierarchicalPath, realmPath, serviceTicketAcross } from "../../src/kerberos/crossrealm.ts";
+import { capathOf, kdcsOf, loadKrb5Conf, parseDuration, parseKdcAddress, parseKrb5Conf, realmOfHost } from "../../src/kerberos/krb5conf.ts";
 import {
   decodeApRep,
   decodeApReq,
@@ -46,6 +47,7 @@ import {
   encodeKdcRep,
   encodeKrbError,
   encodeMethodData,
+  encodeTicket,
 } from "../support/kerberos-peer.ts";
 import { systemClock } from "../../src/client/clock.ts";
 import { decodeDer } from "../../src/kerberos/der.ts";
@@ -400,6 +402,33 @@ describe("krb5.conf", () => {
     const real = loadKrb5Conf(undefined, { KRB5_CONFIG: fixture("README.md").pathname }, (p) => readFileSync(p, "utf8").replace(/[^\n]*/g, "# x"));
     assert.equal(real.defaultRealm, undefined);
   });
+
+  it("cross-realm paths: [capaths] (\".\" direct, intermediates in order, several per line), else the hierarchy", () => {
+    const c = parseKrb5Conf([
+      "[capaths]",
+      "  USERS.CORP = {",
+      "    CLUSTER.LAB = .",
+      "    HADOOP.LAB = HUB.CORP",
+      "    HADOOP.LAB = GATE.LAB",
+      "    FAR.NET = ONE.NET TWO.NET",
+      "  }",
+      "",
+    ].join("\n"));
+    assert.deepEqual(capathOf(c, "USERS.CORP", "CLUSTER.LAB"), []);
+    assert.deepEqual(capathOf(c, "USERS.CORP", "HADOOP.LAB"), ["HUB.CORP", "GATE.LAB"]);
+    assert.deepEqual(capathOf(c, "USERS.CORP", "FAR.NET"), ["ONE.NET", "TWO.NET"]);
+    assert.equal(capathOf(c, "USERS.CORP", "ELSE.LAB"), undefined);
+    assert.equal(capathOf(c, "CLUSTER.LAB", "USERS.CORP"), undefined); // [capaths] is per direction
+    assert.deepEqual(realmPath(c, "USERS.CORP", "HADOOP.LAB"), { realms: ["USERS.CORP", "HUB.CORP", "GATE.LAB", "HADOOP.LAB"], from: "capaths" });
+    assert.deepEqual(realmPath(c, "USERS.CORP", "CLUSTER.LAB"), { realms: ["USERS.CORP", "CLUSTER.LAB"], from: "capaths" });
+    // RFC 4120 §1.2: up to the common suffix, then down.
+    assert.deepEqual(hierarchicalPath("A.EXAMPLE.COM", "B.EXAMPLE.COM"), ["A.EXAMPLE.COM", "EXAMPLE.COM", "B.EXAMPLE.COM"]);
+    assert.deepEqual(hierarchicalPath("X.A.EXAMPLE.COM", "B.EXAMPLE.COM"), ["X.A.EXAMPLE.COM", "A.EXAMPLE.COM", "EXAMPLE.COM", "B.EXAMPLE.COM"]);
+    assert.deepEqual(hierarchicalPath("EXAMPLE.COM", "B.EXAMPLE.COM"), ["EXAMPLE.COM", "B.EXAMPLE.COM"]);
+    assert.deepEqual(hierarchicalPath("A.EXAMPLE.COM", "EXAMPLE.COM"), ["A.EXAMPLE.COM", "EXAMPLE.COM"]);
+    assert.deepEqual(hierarchicalPath("CORP", "LAB.NET"), ["CORP", "LAB.NET"]);
+    assert.deepEqual(realmPath(c, "CLUSTER.LAB", "USERS.CORP"), { realms: ["CLUSTER.LAB", "USERS.CORP"], from: "hierarchy" });
+  });
 });
 
 describe("the KDC transport (fake Dialer)", () => {
@@ -492,5 +521,63 @@ describe("the KDC transport (fake Dialer)", () => {
     const d = fakeKdc(() => frame(Uint8Array.of(9)));
     assert.deepEqual(await sendToKdcs([{ host: "a", port: 88, protocol: undefined }], "R", Uint8Array.of(1), { dial: d, udp: async () => encodeKrbError(tooBig) }), Uint8Array.of(9));
     assert.equal(d.dials, 1);
+  });
+
+  /**
+   * A KDC of every realm at once that answers each TGS-REQ with a referral TGT krbtgt/next(REALM)@REALM, encrypted
+   * with the authenticator's subkey as a real KDC does; every TGT shares one session key. Records the realms asked.
+   */
+  function referringKdc(next: (realm: string) => string): { dial: Dialer; asked: string[]; key: KeyBlock } {
+    const aes = enctype(18);
+    const key = new KeyBlock(18, aes.randomKey());
+    const asked: string[] = [];
+    const dial = fakeKdc((bytes) => {
+      const req = decodeKdcReq(bytes);
+      const ap = decodeApReq(req.padata[0].value);
+      const auth = decodeAuthenticator(aes.decrypt(key.key, KeyUsage.TGS_REQ_AUTH, ap.authenticator.cipher));
+      const realm = req.body.realm;
+      asked.push(realm);
+      const sname = { nameType: 2, components: ["krbtgt", next(realm)] };
+      const now = new Date();
+      const enc = encodeEncKdcRepPart(26, {
+        key, nonce: req.body.nonce, keyExpiration: undefined, flags: 0, authTime: now, startTime: now, endTime: new Date(now.getTime() + 3600_000), renewTill: undefined, srealm: realm, sname,
+      });
+      const ticket = encodeTicket({ realm, sname, encPart: { etype: 18, kvno: 1, cipher: Uint8Array.of(0) } });
+      const subkey = auth.subkey ?? key;
+      return frame(encodeKdcRep({
+        msgType: 13, padata: [], crealm: "A.TEST", cname: { nameType: 1, components: ["alice"] }, ticket,
+        encPart: { etype: 18, kvno: undefined, cipher: aes.encrypt(subkey.key, KeyUsage.TGS_REP_ENC_PART_SUBKEY, enc) },
+      }));
+    });
+    return { dial, asked, key };
+  }
+
+  /** A TGT of alice@A.TEST with `key`, for serviceTicketAcross. */
+  function tgtOf(key: KeyBlock): KerberosCredential {
+    const sname = { nameType: 2, components: ["krbtgt", "A.TEST"] };
+    const now = Date.now();
+    return {
+      client: { nameType: 1, components: ["alice"], realm: "A.TEST" }, server: { ...sname, realm: "A.TEST" }, key, flags: 0,
+      ticket: decodeTicket(encodeTicket({ realm: "A.TEST", sname, encPart: { etype: 18, kvno: 1, cipher: Uint8Array.of(0) } })),
+      authTime: now, startTime: now, endTime: now + 3600_000, renewTill: undefined,
+    };
+  }
+
+  it("referrals: one back to a realm already visited is a loop, and more than 10 are too many (too-many-hops, definite)", async () => {
+    const server = { nameType: 3, components: ["zookeeper", "zk.b.test"], realm: "A.TEST" };
+    const kdcsFor = () => [{ host: "kdc", port: 88, protocol: "tcp" as const }];
+    const loop = referringKdc((r) => (r === "A.TEST" ? "B.TEST" : "A.TEST"));
+    await assert.rejects(
+      serviceTicketAcross({ config: parseKrb5Conf(""), now: () => Date.now(), dial: loop.dial, udp: null, kdcsFor }, { tgt: tgtOf(loop.key), server, referral: true }),
+      (e: Error) => e instanceof KerberosError && e.reason === KerberosErrorReason.TooManyHops && !e.transient &&
+        /alice@A\.TEST → zookeeper\/zk\.b\.test@A\.TEST: the KDC of B\.TEST referred back to A\.TEST \(referrals A\.TEST → B\.TEST → A\.TEST\)/.test(e.message),
+    );
+    assert.deepEqual(loop.asked, ["A.TEST", "B.TEST"]);
+    const chain = referringKdc((r) => `R${r === "A.TEST" ? 1 : Number(r.slice(1)) + 1}`);
+    await assert.rejects(
+      serviceTicketAcross({ config: parseKrb5Conf(""), now: () => Date.now(), dial: chain.dial, udp: null, kdcsFor }, { tgt: tgtOf(chain.key), server, referral: true }),
+      (e: Error) => e instanceof KerberosError && e.reason === KerberosErrorReason.TooManyHops && /more than 10 referrals \(A\.TEST → R1 → .* → R10 → R11\)/.test(e.message),
+    );
+    assert.equal(chain.asked.length, 11);
   });
 });

@@ -118,8 +118,9 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
       service = principalToString(server);
       const l = login;
       // A stepped wall clock costs one retry: the second request reads the time afresh.
-      const credential = await l.ticketFor(server).catch((e: unknown) => {
-        if (e instanceof KerberosError && e.reason === KerberosErrorReason.ClockSkew) return l.ticketFor(server);
+      const referral = { referral: server.referral };
+      const credential = await l.ticketFor(server, undefined, referral).catch((e: unknown) => {
+        if (e instanceof KerberosError && e.reason === KerberosErrorReason.ClockSkew) return l.ticketFor(server, undefined, referral);
         throw e;
       });
       return krb.gssapiMechanism({ credential, now });

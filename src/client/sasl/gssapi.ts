@@ -113,21 +113,28 @@ export interface ServerPrincipalOptions {
   readonly serverRealm?: string;
 }
 
+/** A server's principal; `referral`: its realm is the client's by default only, to be corrected by the KDC's referrals. */
+export type ServerPrincipal = Principal & { readonly referral: boolean };
+
 /**
  * The principal of the server at `target`: `serverPrincipal` with "_HOST" replaced, else serviceName/host;
  * the host is `serviceHost`, else the target's host canonicalized (unless turned off), in lower case; the realm
- * the principal's own, else `serverRealm`, else [domain_realm]'s for the host, else the client's.
+ * the principal's own, else `serverRealm`, else [domain_realm]'s for the host, else the client's (then `referral`:
+ * the client's KDC is asked with the canonicalize option and may refer the request to the service's realm).
  */
 export async function serverPrincipalFor(
   o: ServerPrincipalOptions, login: KerberosLogin, target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number },
-): Promise<Principal> {
+): Promise<ServerPrincipal> {
   const full = o.serverPrincipal;
   const needHost = full === undefined || full.includes("_HOST");
   const host = (o.serviceHost ?? (!needHost ? target.host : o.canonicalizeHostname !== false ? await canonicalHost(target, resolver, limit) : await expandedHost(target, resolver, limit))).toLowerCase();
-  const realm = o.serverRealm ?? realmOfHost(login.config, host) ?? login.principal.realm;
-  if (full === undefined) return { nameType: NameType.SRV_HST, components: [o.serviceName ?? "zookeeper", host], realm };
+  const mapped = o.serverRealm ?? realmOfHost(login.config, host);
+  const realm = mapped ?? login.principal.realm;
+  if (full === undefined) return { nameType: NameType.SRV_HST, components: [o.serviceName ?? "zookeeper", host], realm, referral: mapped === undefined };
+  const named = /(^|[^\\])@/.test(full);
   const p = parsePrincipal(full.replaceAll("_HOST", host), realm);
-  return p.components.length === 2 ? { ...p, nameType: NameType.SRV_HST } : p;
+  const referral = mapped === undefined && !named;
+  return p.components.length === 2 ? { ...p, nameType: NameType.SRV_HST, referral } : { ...p, referral };
 }
 
 export interface GssapiMechanismOptions {
