@@ -11,7 +11,7 @@ import { otelSdk } from "../support/otel-sdk.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import { LeaderElection, Lock, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { built, type ConnectContext, type RequestContext, type SessionMessage, type WatchMessage } from "../../src/client/diagnostics.ts";
-import { uniqueRoot, until } from "./client-util.ts";
+import { removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -41,9 +41,9 @@ class TestReader extends MetricReader {
 
 describe("observability: diagnostics channels and the OpenTelemetry bridge (real server)", () => {
   const sessions = new SharedSessions();
-  sessions.hooks();
   let zk: ZooKeeper;
   const root = uniqueRoot("otel");
+  sessions.hooks(async () => removeRoot(await sessions.client(), root)); // the run's nodes are all below root
 
   beforeAll(async () => {
     zk = await sessions.client();
