@@ -3,16 +3,18 @@
 // written to tmp/readme-samples/, type-checked against the BUILT package (`zookeeper-ts` resolves through
 // package.json exports to dist/*.d.ts, with no path mapping to the sources) together with the type test
 // test/types/public-api.ts, and then every block not marked ```ts no-run is transpiled to plain JavaScript and
-// run with `node` against ZK_CONNECT (each `127.0.0.1:2181` in a sample becomes that address); with ZK_CONNECT
+// run with `node` against ZK_CONNECT (each `127.0.0.1:2181` in a sample becomes that address, under a chroot: the
+// samples' nodes all go below one test root, t-readme-<8 hex>, made before them and deleted after); with ZK_CONNECT
 // unset it brings up a throwaway server through test/support (zk-shared-main.ts) and stops it at the end. A
 // sample must end by itself, within 60 s. Samples run in order: README.md first, then the guides by file name.
 // A ```js block is CommonJS (the README's require() sample): it is run as a .cjs file, not type-checked.
 // Usage: node scripts/readme-samples.mjs [--no-run]   (needs `npm run build` first; `npm run readme` does both)
 import { spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import ts from "typescript";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -90,8 +92,22 @@ async function throwawayServer() {
 if (!process.argv.includes("--no-run")) {
   const server = process.env.ZK_CONNECT ? undefined : await throwawayServer();
   const target = process.env.ZK_CONNECT ?? server.connectString;
-  const host = target.split(",")[0].split("/")[0];
+  // The samples use plain names (/app, /election): under a test root of the run's own, a user's nodes of those names
+  // are never touched, and deleting the root leaves the server as the run found it.
+  const chroot = `/t-readme-${randomUUID().slice(0, 8)}`;
+  const first = target.split(",")[0].split("/")[0];
+  const host = first + chroot;
+  const { ZooKeeper, ErrorCode, isZooKeeperError } = await import(pathToFileURL(join(root, "dist/esm/index.js")).href);
+  const onServer = async (fn) => {
+    const zk = await ZooKeeper.connect(first, { sessionTimeout: 10_000 });
+    try {
+      await fn(zk);
+    } finally {
+      await zk.close();
+    }
+  };
   try {
+    await onServer((zk) => zk.create(chroot));
     for (const b of blocks.filter((x) => x.run)) {
       const source = readFileSync(b.file, "utf8").replaceAll("127.0.0.1:2181", host);
       const js = b.lang === "ts" ? ts.transpileModule(source, {
@@ -109,7 +125,11 @@ if (!process.argv.includes("--no-run")) {
       if (!ok) failures.push(`${b.where} (${relative(root, file)})`);
     }
   } finally {
-    await server?.stop();
+    try {
+      await onServer((zk) => zk.deleteRecursive(chroot).catch((e) => { if (!isZooKeeperError(e, ErrorCode.NONODE)) throw e; }));
+    } finally {
+      await server?.stop();
+    }
   }
 }
 for (const f of failures) console.error(`[readme] failed: ${f}`);

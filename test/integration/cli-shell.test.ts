@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { ZooKeeper } from "../../src/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { startCliPty } from "../support/cli-run.ts";
-import { uniqueRoot } from "./client-util.ts";
+import { removeRoot, uniqueRoot } from "./client-util.ts";
 
 // The screen without terminal control sequences (cursor moves, line clears).
 const plain = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r/g, "");
@@ -30,7 +30,7 @@ describe("zkts shell under a pseudo-terminal (real server)", () => {
   });
 
   afterAll(async () => {
-    await zk?.deleteRecursive(root).catch(() => {});
+    if (zk) await removeRoot(zk, root);
     await zk?.close();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -13,7 +13,7 @@ import { sharedServer } from "../support/zk-server.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { startCli, statusEvents, zkts, type CliProcess } from "../support/cli-run.ts";
 import { until } from "../support/wait.ts";
-import { uniqueRoot } from "./client-util.ts";
+import { removeRoot, uniqueRoot } from "./client-util.ts";
 
 const SESSION_MS = 4000; // the shared server's minimum (2 × tickTime 2000)
 
@@ -202,7 +202,7 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
     for (const c of running) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
     await Promise.all(running.map((c) => c.done));
     await Promise.all(proxies.map((p) => p.close()));
-    await zk?.deleteRecursive(root).catch(() => {});
+    if (zk) await removeRoot(zk, root);
     await zk?.close();
     if (timelines.length > 0) console.log(timelines.join("\n"));
   }, 60_000);

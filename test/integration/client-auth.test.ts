@@ -4,13 +4,14 @@ import { describe, it, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import { Ids, Perms, ZooKeeper, digestId } from "../../src/index.ts";
-import { rejectsWith, uniqueRoot, until } from "./client-util.ts";
+import { rejectsWith, removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 describe("client auth and ACLs (real server)", () => {
   const sessions = new SharedSessions();
-  sessions.hooks();
   let anon: ZooKeeper;
   const root = uniqueRoot("auth");
+  // root/private is alice's and root/bob bob's (CREATOR_ALL_ACL): listing them, as deleteRecursive does, needs both.
+  sessions.hooks(async () => removeRoot(await sessions.client({ auth: [{ scheme: "digest", auth: "alice:secret" }, { scheme: "digest", auth: "bob:pw" }] }), root));
 
   beforeAll(async () => {
     anon = await sessions.client();

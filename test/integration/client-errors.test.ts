@@ -10,7 +10,7 @@ import { inspect } from "node:util";
 import { SharedSessions, type SessionOptions } from "../support/shared-sessions.ts";
 import { AddWatchMode, EventType, KeeperState, Perms, WatcherType, ZooKeeper, ZooKeeperError, digestId, withRetry } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
-import { rejectsWith, uniqueRoot, until } from "./client-util.ts";
+import { rejectsWith, removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 /** A local port nothing listens on (bound, then released): a dial to it is refused at once. */
 async function closedPort(): Promise<number> {
@@ -25,10 +25,11 @@ const CLOSED = "the client is closed (close() was called); connect a new client"
 
 describe("failures that are fast and named (real server)", () => {
   const sessions = new SharedSessions();
-  sessions.hooks();
   const client = (options?: SessionOptions): Promise<ZooKeeper> => sessions.client(options);
   let admin: ZooKeeper;
   const root = uniqueRoot("err");
+  // root/secret is alice's: listing it, as deleteRecursive does, needs her identity.
+  sessions.hooks(async () => removeRoot(await client({ auth: [{ scheme: "digest", auth: "alice:right-pw" }] }), root));
 
   beforeAll(async () => {
     admin = await client();

@@ -9,7 +9,7 @@ import { CreateMode, ErrorCode, OutcomeUnknownError, type Transport, ZooKeeper, 
 import { OpCode } from "../../src/protocol/constants.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import type { FaultProxy } from "../support/fault-proxy.ts";
-import { rejectsWith, uniqueRoot, until } from "./client-util.ts";
+import { rejectsWith, removeRoot, uniqueRoot, until } from "./client-util.ts";
 import { untilState } from "../support/wait.ts";
 
 const dec = (b: Uint8Array | null): string => new TextDecoder().decode(b ?? new Uint8Array(0));
@@ -38,7 +38,7 @@ describe("unknown outcomes (real server, replies dropped by the fault proxy)", (
   let proxy: FaultProxy;
   let viaProxy: ZooKeeper;
   const root = uniqueRoot("outcomes");
-  sessions.hooks(() => zk?.deleteRecursive(root).catch(() => {}));
+  sessions.hooks(async () => removeRoot(await sessions.client(), root));
 
   beforeAll(async () => {
     zk = await sessions.client();

@@ -5,13 +5,13 @@
 // without --expose-gc, so the test turns the flag on at run time (v8.setFlagsFromString) and takes
 // gc from a fresh vm context, where V8 installs it. A control client kept referenced must survive
 // the same collections, so the check can tell reachable from collected. Node only (vitest).
-import { describe, it, beforeAll } from "../support/bdd.ts";
+import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { AddWatchMode, CreateMode, ZooKeeper, type WatchedEvent } from "../../src/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
-import { uniqueRoot, until } from "./client-util.ts";
+import { onSession, removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 function forceGc(): () => void {
   const exposed = (globalThis as { gc?: () => void }).gc;
@@ -26,6 +26,11 @@ describe("a closed client can be garbage-collected", () => {
 
   beforeAll(async () => {
     connect = (await sharedServer()).connectString;
+    await onSession(connect, (zk) => zk.create(root));
+  });
+
+  afterAll(async () => {
+    if (connect) await onSession(connect, (zk) => removeRoot(zk, root)); // the run's nodes are all below root
   });
 
   /** Connects, works with every kind of watch, closes; returns only weak handles to the client. */
@@ -35,7 +40,7 @@ describe("a closed client can be garbage-collected", () => {
     let events = 0;
     const watcher = () => (_e: WatchedEvent) => void events++; // a new function per watch: one call each
     zk.on("state", () => {});
-    const base = await zk.create(`${root}-${k}`);
+    const base = await zk.create(`${root}/${k}`);
     const node = await zk.create(`${base}/n`, "v0");
     await zk.create(`${base}/e`, "e", { mode: CreateMode.EPHEMERAL });
     await zk.getData(node, watcher());

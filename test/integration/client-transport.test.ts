@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { sharedServer } from "../support/zk-server.ts";
 import { until } from "../support/wait.ts";
 import { ZooKeeper, defaultTransport, systemClock, type Clock, type Link, type Transport } from "../../src/index.ts";
-import { uniqueRoot } from "./client-util.ts";
+import { onSession, removeRoot, uniqueRoot } from "./client-util.ts";
 
 /** defaultTransport with counts, and a way to cut the current link. */
 function countingTransport(): Transport & { connects: number; written: number; read: number; links: Link[] } {
@@ -37,6 +37,7 @@ describe("custom transport and clock (real server)", () => {
 
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => {});
+    if (connect) await onSession(connect, (zk) => removeRoot(zk, root)); // the first test deletes it, unless it failed midway
   });
 
   it("every connection and byte goes through ConnectOptions.transport, reconnects included", async () => {

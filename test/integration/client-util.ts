@@ -1,8 +1,8 @@
 // Small helpers shared by the client-*.test.ts files (real servers, no mocks).
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { CreateMode, ErrorCode, ZooKeeperError } from "../../src/index.ts";
-import type { WatchedEvent, ZooKeeper } from "../../src/index.ts";
+import { CreateMode, ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
+import type { WatchedEvent } from "../../src/index.ts";
 
 export { hold, until } from "../support/wait.ts";
 
@@ -33,6 +33,28 @@ export function recorder(): { events: EventShape[]; zxids: (bigint | undefined)[
 }
 
 export const uniqueRoot = (tag: string): string => `/t-${tag}-${randomUUID().slice(0, 8)}`;
+
+/**
+ * Deletes a test root and everything below it, in a file's teardown, so a server given by ZK_CONNECT is left as
+ * the run found it. Only NONODE passes (the root was never made, or it was a container the server removed once
+ * empty); any other failure rejects (NOAUTH on a node whose ACL the session lacks: authenticate first), so a
+ * teardown that leaves nodes behind fails its file instead of passing silently.
+ */
+export async function removeRoot(zk: ZooKeeper, root: string): Promise<void> {
+  await zk.deleteRecursive(root).catch((e: unknown) => {
+    if (!(e instanceof ZooKeeperError && e.code === ErrorCode.NONODE)) throw e;
+  });
+}
+
+/** `fn` on a session of its own to `connectString`, closed after it whatever `fn` did (making or removing a root). */
+export async function onSession<T>(connectString: string, fn: (zk: ZooKeeper) => Promise<T>): Promise<T> {
+  const zk = await ZooKeeper.connect(connectString, { sessionTimeout: 10_000 });
+  try {
+    return await fn(zk);
+  } finally {
+    await zk.close();
+  }
+}
 
 /**
  * Why TTL nodes cannot be made on the server of `zk`, or null when they can (probed with one TTL node under

@@ -10,7 +10,7 @@ import { sharedServer } from "../support/zk-server.ts";
 import { startFaultProxy } from "../support/fault-proxy.ts";
 import { itFrom } from "../support/zk-line.ts";
 import { AddWatchMode, EventType, KeeperState, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { type EventShape, recorder, uniqueRoot, until } from "./client-util.ts";
+import { type EventShape, recorder, removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 const ev = (type: EventType, path: string): EventShape => ({ type, state: KeeperState.SyncConnected, path });
 const FRAMES = [1, 2, 3, 4, 5, 6];
@@ -27,6 +27,7 @@ describe("watches across a reconnect cut after the server's N-th frame (real ser
   });
 
   afterAll(async () => {
+    if (other) await removeRoot(other, root); // the run's nodes are all below root
     await other?.close();
   });
 

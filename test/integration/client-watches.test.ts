@@ -7,16 +7,16 @@ import { SharedSessions } from "../support/shared-sessions.ts";
 import { itFrom } from "../support/zk-line.ts";
 import { AddWatchMode, CreateMode, EventType, KeeperState, WatcherType, ZooKeeper } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
-import { type EventShape, recorder, rejectsWith, uniqueRoot, until } from "./client-util.ts";
+import { type EventShape, recorder, rejectsWith, removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 const ev = (type: EventType, path: string): EventShape => ({ type, state: KeeperState.SyncConnected, path });
 
 describe("client watches (real server)", () => {
   const sessions = new SharedSessions();
-  sessions.hooks();
   let zk: ZooKeeper;
   let other: ZooKeeper;
   const root = uniqueRoot("watch");
+  sessions.hooks(async () => removeRoot(await sessions.client(), root)); // the run's nodes are all below root (the chroot client's too)
 
   beforeAll(async () => {
     zk = await sessions.client();

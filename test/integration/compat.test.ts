@@ -4,7 +4,7 @@
 // for the line (REAL-SERVERS.md, ZooKeeper's release notes), so a wrong probe or a regression fails.
 // "unsupported" = the server (or the client, knowing the server) answered UNIMPLEMENTED or MARSHALLINGERROR.
 // Node only (vitest): probes the client cannot express yet are skipped at run time, visibly.
-import { afterAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +13,7 @@ import { AddWatchMode, CreateMode, EventType, ReadOp, WatcherType, ZooKeeper, Zo
 import type { WatchedEvent } from "../../src/index.ts";
 import { fourLetterWord, sharedServer } from "../support/zk-server.ts";
 import { compareVersions, serverLine } from "../support/zk-line.ts";
-import { uniqueRoot, until } from "./client-util.ts";
+import { onSession, removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 type Outcome = "supported" | "unsupported" | "removed" | "left on server" | "shadowed" | "delivered" | "zxid" | "-1";
 const T = 30_000;
@@ -25,10 +25,14 @@ async function client(): Promise<ZooKeeper> {
   return ZooKeeper.connect((await sharedServer()).connectString, { sessionTimeout: 10_000 });
 }
 
+/** The file's root: each probe's node is a child of it; made before the probes, deleted after them. */
+const fileRoot = uniqueRoot("compat");
+let probes = 0;
+
 /** Runs one probe on a fresh client; UNIMPLEMENTED / MARSHALLINGERROR mean the server cannot take it. */
 async function probe(fn: (zk: ZooKeeper, root: string) => Promise<Outcome>): Promise<Outcome> {
   const zk = await client();
-  const root = uniqueRoot("compat");
+  const root = `${fileRoot}/p${++probes}`;
   try {
     await zk.create(root);
     return await fn(zk, root);
@@ -58,6 +62,8 @@ async function serverWatches(zk: ZooKeeper): Promise<string[]> {
 }
 
 describe(`compatibility probes on ZooKeeper ${version} (line ${line})`, () => {
+  beforeAll(async () => onSession((await sharedServer()).connectString, (zk) => zk.create(fileRoot)));
+  afterAll(async () => onSession((await sharedServer()).connectString, (zk) => removeRoot(zk, fileRoot)));
   afterAll(() => {
     const dir = fileURLToPath(new URL("../compat-results/", import.meta.url));
     mkdirSync(dir, { recursive: true });

@@ -8,7 +8,7 @@ import { ErrorCode, ZooKeeper, ZooKeeperError, withRetry, type SessionState } fr
 import { OpCode } from "../../src/protocol/constants.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import type { FaultProxy } from "../support/fault-proxy.ts";
-import { rejectsWith, uniqueRoot } from "./client-util.ts";
+import { rejectsWith, removeRoot, uniqueRoot } from "./client-util.ts";
 
 const dec = (b: Uint8Array | null): string => new TextDecoder().decode(b ?? new Uint8Array(0));
 
@@ -27,7 +27,7 @@ describe("client helpers (real server, fault proxy)", () => {
   let proxy: FaultProxy;
   let viaProxy: ZooKeeper;
   const root = uniqueRoot("helpers");
-  sessions.hooks(() => zk?.deleteRecursive(root).catch(() => {}));
+  sessions.hooks(async () => removeRoot(await sessions.client(), root));
 
   beforeAll(async () => {
     zk = await sessions.client();

@@ -4,13 +4,13 @@
 // in front of the real server move by one sync round trip and no more (a valid call right after is
 // the positive control).
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
-import { randomUUID } from "node:crypto";
 import assert from "node:assert/strict";
 import { CreateMode, ErrorCode, Op, Perms, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { trackUnhandled, within } from "../stress/helpers.ts";
 import { never } from "../support/wait.ts";
+import { removeRoot, uniqueRoot } from "./client-util.ts";
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- plain-JS callers, on purpose
 const js = (zk: ZooKeeper): Any => zk as unknown as Any;
@@ -40,7 +40,7 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
   let zk: ZooKeeper;
   let dials = 0;
   let syncBytes: { up: number; down: number }; // what one sync("/") and its reply weigh on the wire
-  const root = `/hostile-badinput-${randomUUID()}`;
+  const root = uniqueRoot("hostile-badinput");
 
   beforeAll(async () => {
     const { connectString } = await sharedServer();
@@ -58,8 +58,7 @@ describe("bad input at the API: a clear error and nothing on the wire", () => {
   });
 
   afterAll(async () => {
-    for (const c of (await zk?.getChildren(root).catch(() => [] as string[])) ?? []) await zk.delete(`${root}/${c}`).catch(noop);
-    await zk?.delete(root).catch(noop);
+    if (zk) await removeRoot(zk, root); // the run's nodes are all below root
     await zk?.close();
     await proxy?.close();
   });

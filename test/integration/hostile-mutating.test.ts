@@ -4,13 +4,13 @@
 // error type), nothing may escape as an unhandled rejection, dropped links must be logged, and
 // once the corruption stops the client must work on the same session.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
-import { randomUUID } from "node:crypto";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { CreateMode, Op, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { startMutatingRelay, type MutatingRelay } from "../support/fake-server.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { capturingLogger, trackUnhandled, until, within } from "../stress/helpers.ts";
+import { removeRoot, uniqueRoot } from "./client-util.ts";
 
 const OPS = Number(process.env.MUTATING_OPS ?? 2000);
 const RATE = 0.03;
@@ -18,7 +18,7 @@ const RATE = 0.03;
 describe("a relay that corrupts server frames", () => {
   let relay: MutatingRelay;
   let direct: ZooKeeper;
-  const root = `/hostile-mutating-${randomUUID()}`;
+  const root = uniqueRoot("hostile-mutating");
 
   beforeAll(async () => {
     const { connectString } = await sharedServer();
@@ -30,6 +30,7 @@ describe("a relay that corrupts server frames", () => {
   });
 
   afterAll(async () => {
+    if (direct) await removeRoot(direct, root); // the run's nodes are all below root
     await direct?.close();
     await relay?.close();
   });

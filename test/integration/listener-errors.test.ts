@@ -9,6 +9,7 @@ import { ZooKeeper, type ListenerError, type Logger, type SessionState } from ".
 import { GroupMember, LeaderElection, Lock } from "../../src/recipes/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { until } from "../support/wait.ts";
+import { removeRoot } from "./client-util.ts";
 
 const root = `/t-listener-errors-${randomUUID().slice(0, 8)}`;
 let connect: string;
@@ -39,7 +40,7 @@ describe("listener errors: one policy for the client and the recipes", () => {
   }, 60_000);
   afterAll(async () => {
     process.off("uncaughtException", onUncaught);
-    await admin?.deleteRecursive(root).catch(() => {});
+    if (admin) await removeRoot(admin, root);
     await admin?.close();
     assert.deepEqual(uncaught, []);
   });

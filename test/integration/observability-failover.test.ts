@@ -11,7 +11,7 @@ import { sharedServer } from "../support/zk-server.ts";
 import { parentId, renderSpanTree } from "../support/span-tree.ts";
 import { nextEvent } from "../support/wait.ts";
 import { LeaderElection, ZooKeeper } from "../../src/index.ts";
-import { uniqueRoot } from "./client-util.ts";
+import { removeRoot, uniqueRoot } from "./client-util.ts";
 
 describe("observability: a LeaderElection failover as a trace (real server, OpenTelemetry SDK)", () => {
   let connect: string;
@@ -25,7 +25,7 @@ describe("observability: a LeaderElection failover as a trace (real server, Open
   });
 
   afterAll(async () => {
-    await admin?.deleteRecursive(root).catch(() => {});
+    if (admin) await removeRoot(admin, root);
     await admin?.close();
   });
 

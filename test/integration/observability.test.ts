@@ -12,7 +12,7 @@ import { renderSpanTree } from "../support/span-tree.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import { AddWatchMode, LeaderElection, Lock, Op, ReadOp, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { built, type ConnectContext, type RequestContext, type SessionMessage, type WatchMessage } from "../../src/client/diagnostics.ts";
-import { uniqueRoot, until } from "./client-util.ts";
+import { removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -42,9 +42,9 @@ class TestReader extends MetricReader {
 
 describe("observability: diagnostics channels and the OpenTelemetry bridge (real server)", () => {
   const sessions = new SharedSessions();
-  sessions.hooks();
   let zk: ZooKeeper;
   const root = uniqueRoot("otel");
+  sessions.hooks(async () => removeRoot(await sessions.client(), root)); // the run's nodes are all below root
 
   beforeAll(async () => {
     zk = await sessions.client();

@@ -7,13 +7,14 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode, isZooKeeperError } from "../../src/index.ts";
 import { Barrier, BarrierTimeoutError, DoubleBarrier, RecipeStateError } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
+import { removeRoot } from "./client-util.ts";
 import { until, untilState } from "../support/wait.ts";
 
 const root = `/t-recipes-barrier-${randomUUID().slice(0, 8)}`;
 const sessions = new SharedSessions();
 
 describe("Barrier", () => {
-  sessions.hooks(async () => (await sessions.client()).deleteRecursive(root).catch(() => {}));
+  sessions.hooks(async () => removeRoot(await sessions.client(), root));
 
   it("waiters on several clients are released by the removal, not before", async () => {
     const path = `${root}/b1`;

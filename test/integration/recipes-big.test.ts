@@ -10,6 +10,7 @@ import type { ZooKeeper } from "../../src/index.ts";
 import { GroupMember, LeaderElection, Lock, type Member } from "../../src/recipes/index.ts";
 import { countWatchers, parseWchp } from "../../bench/big/stats.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
+import { removeRoot } from "./client-util.ts";
 import { never, nextEvent, until } from "../support/wait.ts";
 import { fourLetterWord, sharedServer } from "../support/zk-server.ts";
 
@@ -46,7 +47,7 @@ function countListings(zk: ZooKeeper, path: string): () => number {
 }
 
 describe("big elections", () => {
-  sessions.hooks();
+  sessions.hooks(async () => removeRoot(await sessions.client(), root)); // the run's nodes are all below root
 
   it(`${N} participants: one leader, handover in sequence order, one wake-up per change, one watcher per candidate`, async () => {
     const path = `${root}/election`;

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { CreateMode, ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { LeaderElection, type RevokeReason } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
+import { removeRoot } from "./client-util.ts";
 import { hold, nextEvent, until } from "../support/wait.ts";
 
 const root = `/t-recipes-election-${randomUUID().slice(0, 8)}`;
@@ -31,7 +32,7 @@ async function theLeader(es: LeaderElection[], timeoutMs = 2000): Promise<Leader
 }
 
 describe("LeaderElection", () => {
-  sessions.hooks();
+  sessions.hooks(async () => removeRoot(await client(), root)); // the run's nodes are all below root
 
   it("bad options are BADARGUMENTS naming the first bad one, before anything is sent; defaults fill the rest", async () => {
     const zk = await client();

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { GroupMember, type Member } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
+import { removeRoot } from "./client-util.ts";
 import { until } from "../support/wait.ts";
 
 const root = `/t-recipes-group-${randomUUID().slice(0, 8)}`;
@@ -22,7 +23,7 @@ function changes(g: GroupMember): string[] {
 }
 
 describe("GroupMember", () => {
-  sessions.hooks();
+  sessions.hooks(async () => removeRoot(await sessions.client(), root)); // the run's nodes are all below root
 
   it("join, leave and crash produce change events with the sorted member lists", async () => {
     const path = `${root}/workers`;

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, isZooKeeperError } from "../../src/index.ts";
 import { LeaderElection, Lock, LockNotHeldError, LockNotReentrantError, type LockLostReason } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
+import { removeRoot } from "./client-util.ts";
 import { nextEvent, hold, until } from "../support/wait.ts";
 import { sharedServer } from "../support/zk-server.ts";
 
@@ -19,7 +20,7 @@ const NAMES = {
 };
 
 describe("Lock", () => {
-  sessions.hooks();
+  sessions.hooks(async () => removeRoot(await client(), root)); // the run's nodes are all below root
 
   for (const naming of ["curator", "kazoo"] as const) {
     it(`${naming}: excludes mutually through 40 acquisitions, in order, one waiter woken per release, tokens growing`, async () => {
@@ -225,7 +226,7 @@ describe("Lock", () => {
 });
 
 describe("LeaderElection protocols", () => {
-  sessions.hooks();
+  sessions.hooks(async () => removeRoot(await client(), root)); // the run's nodes are all below root
   const NAMES_BY_PROTOCOL = { "curator-latch": /-latch-\d{10}$/, "curator-selector": NAMES.curator, kazoo: NAMES.kazoo };
   for (const protocol of ["curator-latch", "curator-selector", "kazoo"] as const) {
     it(`${protocol}: names its candidates as the other clients do and reads their ids in order`, async () => {

@@ -7,6 +7,7 @@ import { killAllParticipants, spawnParticipant, type ParticipantProcess } from "
 import { sharedServer } from "../support/zk-server.ts";
 import { killAllParticipants as killAllJava, startParticipant as startJava } from "../interop/java-participant.ts";
 import { itFrom } from "../support/zk-line.ts";
+import { onSession, removeRoot } from "./client-util.ts";
 
 const root = `/t-recipes-process-${randomUUID().slice(0, 8)}`;
 const SESSION_MS = 4000; // the shared server's minimum (tickTime 2000)
@@ -20,6 +21,7 @@ describe("LeaderElection participants as processes", () => {
   afterAll(async () => {
     await killAllParticipants();
     await killAllJava();
+    if (connectString) await onSession(connectString, (zk) => removeRoot(zk, root)); // the run's nodes are all below root
   });
 
   it("Node, Bun and Deno participants elect one leader; kill -9 of the leader hands over", async () => {

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode, type ZooKeeper, isZooKeeperError } from "../../src/index.ts";
 import { LockUpgradeError, ReadWriteLock } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
+import { removeRoot } from "./client-util.ts";
 import { hold, until } from "../support/wait.ts";
 
 const root = `/t-recipes-rwlock-${randomUUID().slice(0, 8)}`;
@@ -19,7 +20,7 @@ const NAMES = {
 };
 
 describe("ReadWriteLock", () => {
-  sessions.hooks();
+  sessions.hooks(async () => removeRoot(await sessions.client(), root)); // the run's nodes are all below root
 
   for (const naming of ["curator", "kazoo"] as const) {
     it(`${naming}: readers share, a writer waits for them, and later readers wait for that writer`, async () => {

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, isZooKeeperError } from "../../src/index.ts";
 import { Semaphore, SemaphoreTimeoutError, type LeaseLostReason } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
+import { removeRoot } from "./client-util.ts";
 import { hold, nextEvent, until } from "../support/wait.ts";
 import { sharedServer } from "../support/zk-server.ts";
 
@@ -16,7 +17,7 @@ const sessions = new SharedSessions();
 const client = (): Promise<ZooKeeper> => sessions.client();
 
 describe("Semaphore", () => {
-  sessions.hooks();
+  sessions.hooks(async () => removeRoot(await client(), root)); // the run's nodes are all below root
 
   for (const naming of ["curator", "kazoo"] as const) {
     it(`${naming}: never more leases than permits through 30 acquisitions, every waiter served, the layout on the wire`, async () => {

@@ -9,6 +9,7 @@ import { ErrorCode, isZooKeeperError, type ZooKeeper } from "../../src/index.ts"
 import { type PartitionState, PartitionTimeoutError, SetPartitioner } from "../../src/recipes/index.ts";
 import { kazooPartition } from "../../src/recipes/set-partitioner.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
+import { removeRoot } from "./client-util.ts";
 import { until } from "../support/wait.ts";
 
 const root = `/t-recipes-partition-${randomUUID().slice(0, 8)}`;
@@ -97,7 +98,7 @@ class Party {
 }
 
 describe("SetPartitioner", () => {
-  sessions.hooks(async () => (await sessions.client()).deleteRecursive(root).catch(() => {}));
+  sessions.hooks(async () => removeRoot(await sessions.client(), root));
 
   it("splits the set as kazoo does, rebalances on join, leave and crash, and never gives an item to two members", async () => {
     const party = new Party(`${root}/queues`);

@@ -8,13 +8,14 @@ import { ErrorCode, OutcomeUnknownError, type ZooKeeperError, isZooKeeperError }
 import { OpCode } from "../../src/protocol/constants.ts";
 import { SharedCount, type VersionedCount } from "../../src/recipes/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
+import { removeRoot } from "./client-util.ts";
 import { until, untilState } from "../support/wait.ts";
 
 const root = `/t-recipes-count-${randomUUID().slice(0, 8)}`;
 const sessions = new SharedSessions();
 
 describe("SharedCount", () => {
-  sessions.hooks(async () => (await sessions.client()).deleteRecursive(root).catch(() => {}));
+  sessions.hooks(async () => removeRoot(await sessions.client(), root));
 
   it("stores a 4-byte big-endian int (curator) or decimal text (kazoo); an empty znode reads as the initial value", async () => {
     const admin = await sessions.client();

@@ -10,6 +10,7 @@ import { sharedServer } from "../support/zk-server.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
 import { diff, dump, freshRead, randomWorkload, replayer } from "../support/tree-workload.ts";
 import { nextEvent, until, untilState } from "../support/wait.ts";
+import { removeRoot } from "./client-util.ts";
 
 const root = `/t-tree-cache-${randomUUID().slice(0, 8)}`;
 
@@ -29,6 +30,7 @@ describe("TreeCache", () => {
     await writer.create(root, null);
   }, 60_000);
   afterAll(async () => {
+    if (connectString) await removeRoot(await connect(), root); // the run's nodes are all below root
     await Promise.all(clients.map((zk) => zk.close().catch(() => {})));
     await Promise.all(proxies.map((p) => p.close()));
   }, 30_000);

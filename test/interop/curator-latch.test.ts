@@ -5,21 +5,27 @@ import console from "node:console";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { compileParticipant, curatorLine, killAllParticipants, startParticipant, type JavaParticipant } from "./java-participant.ts";
+import { onSession, removeRoot, uniqueRoot } from "../integration/client-util.ts";
 
 const SESSION_MS = 6000;
 
 describe("Curator LeaderLatch participant", () => {
   let server: { connectString: string };
+  const root = uniqueRoot("curator-latch"); // every election path of the run is below it
   beforeAll(async () => {
     [server] = await Promise.all([sharedServer(), compileParticipant()]);
+    await onSession(server.connectString, (zk) => zk.create(root));
   });
-  afterAll(() => killAllParticipants());
+  afterAll(async () => {
+    await killAllParticipants();
+    if (server) await onSession(server.connectString, (zk) => removeRoot(zk, root));
+  });
 
   const start = (path: string, id: string): Promise<JavaParticipant> =>
     startParticipant({ connectString: server.connectString, electionPath: path, id, sessionTimeoutMs: SESSION_MS });
 
   it(`loads the Curator that ZK_CURATOR names (${curatorLine()}), and nothing of the other`, async () => {
-    const p = await start(`/interop-versions-${process.pid}`, "versions");
+    const p = await start(`${root}/versions`, "versions");
     await p.waitFor("READY", 30_000);
     const v = await p.versions();
     console.log(`[curator-latch] Curator from ${v.curatorJar}, ZooKeeper client ${v.zookeeperClient}`);
@@ -34,7 +40,7 @@ describe("Curator LeaderLatch participant", () => {
   }, 60_000);
 
   it("stamps events on a clock that maps onto process.hrtime", async () => {
-    const p = await start(`/interop-clock-${process.pid}`, "clock");
+    const p = await start(`${root}/clock`, "clock");
     await p.waitFor("READY", 30_000);
     const isNode = !("Bun" in globalThis) && !("Deno" in globalThis);
     // Node's hrtime and Java's nanoTime both read CLOCK_MONOTONIC: no offset beyond the round trip.
@@ -57,7 +63,7 @@ describe("Curator LeaderLatch participant", () => {
   it("elects exactly one of two, and the other after kill -9 of the leader", async () => {
     const blips: string[] = [];
     for (let round = 1; round <= 3; round++) {
-      const path = `/interop-latch-${process.pid}-${Date.now()}`;
+      const path = `${root}/latch-${round}`;
       const a = await start(path, "java-a");
       await a.waitFor("READY", 30_000);
       const b = await start(path, "java-b");

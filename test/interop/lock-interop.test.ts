@@ -3,31 +3,35 @@
 // standalone server: mutual exclusion through kill -9 and SIGSTOP of holders, and one agreed leader
 // through crashes. The long version on a 3-server ensemble is test/stress/recipes-torture.test.ts.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { killAllContenders } from "./contenders.ts";
 import { runTorture } from "./lock-torture.ts";
 import { runElection } from "./election-stability.ts";
+import { onSession, removeRoot, uniqueRoot } from "../integration/client-util.ts";
 
 const SESSION_MS = 4000; // the shared server's minimum (tickTime 2000)
 // The server expires sessions in tickTime buckets: up to one tick past the timeout on the shared
 // server (tickTime 2000). The stress run's ensemble (tickTime 500) checks session timeout + 1 s.
 const FAILOVER_MS = SESSION_MS + 2000 + 1000;
-const tag = randomUUID().slice(0, 8);
+const root = uniqueRoot("interop-lock"); // every path of the run is below it
 const log = (l: string): void => void (process.env.RECIPES_LOG && console.log(l));
 
 describe("Lock and election interop with Curator and kazoo", () => {
   let connectString = "";
   beforeAll(async () => {
     connectString = (await sharedServer()).connectString;
+    await onSession(connectString, (zk) => zk.create(root));
   }, 60_000);
-  afterAll(() => killAllContenders(), 30_000);
+  afterAll(async () => {
+    await killAllContenders();
+    if (connectString) await onSession(connectString, (zk) => removeRoot(zk, root));
+  }, 30_000);
 
   for (const [naming, foreign] of [["curator", "java"], ["kazoo", "python"]] as const) {
     it(`${naming}: zookeeper-ts and ${foreign} holders exclude each other through kill -9 and SIGSTOP`, async () => {
       const r = await runTorture({
-        connectString, path: `/interop-lock-${naming}-${tag}`, kinds: ["ts", foreign, "ts", foreign], naming,
+        connectString, path: `${root}/lock-${naming}`, kinds: ["ts", foreign, "ts", foreign], naming,
         sessionMs: SESSION_MS, acquisitions: 40, faults: ["kill", "stop"], faultEvery: 12, log,
       });
       console.log(`[lock interop ${naming}] ${JSON.stringify(r)}`);
@@ -42,7 +46,7 @@ describe("Lock and election interop with Curator and kazoo", () => {
 
   for (const [protocol, foreign] of [["curator-selector", "java"], ["kazoo", "python"]] as const) {
     it(`${protocol}: one leader that every process agrees on, through crashes of either kind`, async () => {
-      const r = await runElection({ connectString, path: `/interop-election-${protocol}-${tag}`, kinds: ["ts", foreign, "ts", foreign], protocol, sessionMs: SESSION_MS, crashes: 2, log });
+      const r = await runElection({ connectString, path: `${root}/election-${protocol}`, kinds: ["ts", foreign, "ts", foreign], protocol, sessionMs: SESSION_MS, crashes: 2, log });
       console.log(`[election interop ${protocol}] ${JSON.stringify(r)}`);
       assert.equal(r.stablePoints.length, 3);
       assert.ok(r.stablePoints.every((p) => p.agreed === 4));

@@ -4,7 +4,6 @@
 // double barrier lets nobody in before all have entered and nobody out before all have left.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Barrier, DoubleBarrier, SharedCount } from "../../src/recipes/index.ts";
 import { describe, it, beforeAll } from "../support/bdd.ts";
@@ -12,9 +11,10 @@ import { LineProcess } from "../support/line-process.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import { until } from "../support/wait.ts";
 import { JVM_FLAGS, compileJava, curatorClasspath } from "./java-participant.ts";
+import { removeRoot, uniqueRoot } from "../integration/client-util.ts";
 
 const SOURCE = fileURLToPath(new URL("./CuratorRecipes.java", import.meta.url));
-const root = `/interop-curator-recipes-${randomUUID().slice(0, 8)}`;
+const root = uniqueRoot("curator-recipes");
 const sessions = new SharedSessions();
 const running = new Set<LineProcess>();
 let classpath = "";
@@ -27,7 +27,7 @@ function curator(recipe: string, path: string, ...args: string[]): LineProcess {
 describe("Recipes interop with Curator: SharedCount, DistributedBarrier, DistributedDoubleBarrier", () => {
   sessions.hooks(async () => {
     await Promise.all([...running].map((p) => p.kill()));
-    await (await sessions.client()).deleteRecursive(root).catch(() => {});
+    await removeRoot(await sessions.client(), root);
   });
   beforeAll(async () => {
     classpath = [await compileJava(SOURCE), ...(await curatorClasspath())].join(":");

@@ -7,7 +7,6 @@
 // time.monotonic_ns share (Bun's and Deno's hrtime start at their process start).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { ZooKeeper } from "../../src/index.ts";
 import { Barrier, DoubleBarrier, SetPartitioner, SharedCount } from "../../src/recipes/index.ts";
@@ -16,9 +15,10 @@ import { describe, it } from "../support/bdd.ts";
 import { LineProcess } from "../support/line-process.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import { until } from "../support/wait.ts";
+import { removeRoot, uniqueRoot } from "../integration/client-util.ts";
 
 const SCRIPT = fileURLToPath(new URL("./kazoo_recipes.py", import.meta.url));
-const root = `/interop-kazoo-recipes-${randomUUID().slice(0, 8)}`;
+const root = uniqueRoot("kazoo-recipes");
 const sessions = new SharedSessions();
 const running = new Set<LineProcess>();
 
@@ -29,7 +29,7 @@ function kazoo(recipe: string, path: string, ...args: string[]): LineProcess {
 describe("Recipes interop with kazoo: Counter, Barrier, DoubleBarrier, SetPartitioner", () => {
   sessions.hooks(async () => {
     await Promise.all([...running].map((p) => p.kill()));
-    await (await sessions.client()).deleteRecursive(root).catch(() => {});
+    await removeRoot(await sessions.client(), root);
   });
 
   for (const naming of ["kazoo", "curator"] as const) {

@@ -5,16 +5,16 @@
 // permits, every contender served. kazoo 2.8's ReadLock is left out: it waits for the highest writer present, even
 // one after it, and deadlocks with it (kazoo #650, fixed in 2.9); its WriteLock is sound.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { until } from "../support/wait.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { killAllContenders, spawnContender, type Contender, type ContenderKind } from "./contenders.ts";
 import { maxConcurrent, overlapping, type HeldInterval } from "./hold-analysis.ts";
+import { onSession, removeRoot, uniqueRoot } from "../integration/client-util.ts";
 
 const SESSION_MS = 4000;
 const HOLDS_EACH = 5; // every contender is served this many times before the run ends
-const tag = randomUUID().slice(0, 8);
+const root = uniqueRoot("interop-holds"); // every path of the run is below it (kazoo's semaphore puts a sibling <path>-__lock__ beside its path)
 const RUNTIMES = ["node", "bun", "deno"] as const;
 
 type Role = "read" | "write" | "sem";
@@ -93,8 +93,12 @@ let connectString = "";
 describe("ReadWriteLock and Semaphore interop with Curator and kazoo", () => {
   beforeAll(async () => {
     connectString = (await sharedServer()).connectString;
+    await onSession(connectString, (zk) => zk.create(root));
   }, 60_000);
-  afterAll(() => killAllContenders(), 30_000);
+  afterAll(async () => {
+    await killAllContenders();
+    if (connectString) await onSession(connectString, (zk) => removeRoot(zk, root));
+  }, 30_000);
 
   const rw: Array<["curator" | "kazoo", Array<[ContenderKind, Role]>]> = [
     ["curator", [["ts", "read"], ["ts", "write"], ["java", "read"], ["java", "write"], ["ts", "read"]]],
@@ -102,7 +106,7 @@ describe("ReadWriteLock and Semaphore interop with Curator and kazoo", () => {
   ];
   for (const [naming, members] of rw) {
     it(`read-write lock, ${naming}: no writer beside a reader or a writer, every contender served, through kill -9 of a holder`, async () => {
-      const { holds, each, killed } = await run(`/interop-rwlock-${naming}-${tag}`, naming, members, { kill: true });
+      const { holds, each, killed } = await run(`${root}/rwlock-${naming}`, naming, members, { kill: true });
       const bad = overlapping(holds, (a, b) => a.role === "write" || b.role === "write");
       const readersAtOnce = maxConcurrent(holds.filter((h) => h.role === "read"));
       console.log(`[rwlock interop ${naming}] holds ${holds.length}, writer overlaps ${bad.length}, most readers at once ${readersAtOnce}, each ${JSON.stringify(each)}, killed ${killed}`);
@@ -117,7 +121,7 @@ describe("ReadWriteLock and Semaphore interop with Curator and kazoo", () => {
   for (const [naming, foreign] of sem) {
     it(`semaphore, ${naming}: never more leases than permits (2) among zookeeper-ts and ${foreign} holders, every contender served, through kill -9 of a holder`, async () => {
       const members: Array<[ContenderKind, Role]> = [["ts", "sem"], [foreign, "sem"], ["ts", "sem"], [foreign, "sem"], ["ts", "sem"]];
-      const { holds, each, killed } = await run(`/interop-semaphore-${naming}-${tag}`, naming, members, { permits: 2, kill: true });
+      const { holds, each, killed } = await run(`${root}/semaphore-${naming}`, naming, members, { permits: 2, kill: true });
       const most = maxConcurrent(holds);
       console.log(`[semaphore interop ${naming}] holds ${holds.length}, most leases at once ${most} (permits 2), each ${JSON.stringify(each)}, killed ${killed}`);
       assert.ok(most <= 2, `${most} leases at once`);

@@ -2,13 +2,13 @@
 // plays the real server's line (the harness's server is 3.8: same feature probes, same notification
 // zxids), so the comparison is like for like; every difference found is a model bug fixed in the model.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { describe, it } from "../support/bdd.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { ZooKeeper } from "../../src/index.ts";
 import { scenario, type Connect } from "./scenario.ts";
 import { scenarioOps } from "./scenario-ops.ts";
 import { underSim } from "./harness.ts";
+import { onSession, removeRoot, uniqueRoot } from "../integration/client-util.ts";
 
 const scenarios: Array<[string, (connect: Connect, root: string) => Promise<string[]>, number]> = [
   ["ops, watches, ordering, multi, ephemerals", scenario, 30],
@@ -19,8 +19,10 @@ describe("model vs real server", () => {
   for (const [name, run, min] of scenarios) {
     it(`${name}: the same outcomes on both`, async () => {
       const { connectString } = await sharedServer();
-      const root = `/t-sim-${randomUUID().slice(0, 8)}`;
-      const real = await run(() => ZooKeeper.connect(connectString, { sessionTimeout: 4000 }), root);
+      const root = uniqueRoot("sim");
+      const real = await run(() => ZooKeeper.connect(connectString, { sessionTimeout: 4000 }), root).finally(() =>
+        onSession(connectString, (zk) => removeRoot(zk, root)), // the scenario's nodes are all below root
+      );
       const line = real.includes("generation: \"3.9+\"") ? "3.9" : "3.8";
       const sim = await underSim(1, (connect) => run(() => connect(), root), 120_000, line);
       if (process.env.SIM_SHOW) console.log(real.map((r, i) => `${r === sim[i] ? "  " : "!!"} ${r}${r === sim[i] ? "" : `\n   model: ${sim[i]}`}`).join("\n"));
