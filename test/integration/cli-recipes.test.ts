@@ -12,7 +12,7 @@ import { ErrorCode, Lock, Semaphore, SetPartitioner, ZooKeeper, ZooKeeperError, 
 import { sharedServer } from "../support/zk-server.ts";
 import { startCli, statusEvents, zkts, type CliProcess, type CliResult } from "../support/cli-run.ts";
 import { until } from "../support/wait.ts";
-import { uniqueRoot } from "./client-util.ts";
+import { removeRoot, uniqueRoot } from "./client-util.ts";
 
 // $1: the log directory. Logs "start PID" and, once told to stop (the file stop.PID), "end PID", then exits 0.
 const CHILD = `#!/bin/sh
@@ -132,7 +132,7 @@ describe("zkts and the recipes: lock --shared / --semaphore, semaphore, partitio
     for (const c of running) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
     await Promise.all(running.map((c) => c.done));
     await Promise.all(others.map((c) => c.close()));
-    await zk?.deleteRecursive(root).catch(() => {});
+    if (zk) await removeRoot(zk, root);
     await zk?.close();
   }, 60_000);
 
