@@ -43,8 +43,8 @@ describe("zkts semaphore / partition / lock --semaphore with Curator's and kazoo
   const run = (...args: string[]): Promise<CliResult> => zkts(["--server", connect, ...args]);
   const ok = (r: CliResult): CliResult => (assert.equal(r.code, 0, `exit ${r.code}; stderr: ${r.err}`), r);
   const children = (path: string): Promise<string[]> => zk.getChildren(path).catch(() => []);
-  const contender = (naming: "curator" | "kazoo", path: string, id: string, holdMs: number): Promise<Contender> =>
-    spawnContender({ kind: PEER[naming], connectString: connect, path, id, sessionMs: 10_000, role: "sem", variant: naming, permits: 2, holdMs });
+  const contender = (naming: "curator" | "kazoo", path: string, id: string, holdMs: number, sessionMs = 10_000): Promise<Contender> =>
+    spawnContender({ kind: PEER[naming], connectString: connect, path, id, sessionMs, role: "sem", variant: naming, permits: 2, holdMs });
 
   beforeAll(async () => {
     connect = (await sharedServer()).connectString;
@@ -69,7 +69,7 @@ describe("zkts semaphore / partition / lock --semaphore with Curator's and kazoo
         await h.expect("HOLD", 30_000);
         holders.push(h);
       }
-      const waiter = await contender(naming, path, "peer-c", 600_000);
+      const waiter = await contender(naming, path, "peer-c", 600_000, 30_000); // outlives a few seconds of SIGSTOP
       await until("the waiter in the mutex", async () => (await children(mutex)).length === 1, 30_000);
       if (naming === "curator") await until("the waiter's lease znode", async () => (await children(`${path}/leases`)).length === 3, 30_000);
       const [leaseA, leaseB] = await Promise.all(holders.map(async (h) => (await h.ask("lease?", "LEASE"))[0]));
@@ -111,8 +111,29 @@ describe("zkts semaphore / partition / lock --semaphore with Curator's and kazoo
         assert.deepEqual(JSON.parse(ok(await run("--json", "semaphore", "--permits", "2", path)).out), listed);
       }
 
-      // peer-a closes its session (its lease znode goes with it): peer-c holds, and the listing follows.
-      await holders[0].close(10_000);
+      if (naming === "curator") {
+        // The moment the guess gets wrong, held still: peer-c stopped (SIGSTOP) in its wait, peer-a closes its session
+        // (its lease znode goes with it). peer-c's lease now fits, but peer-c still holds the mutex: without the
+        // permits that lease is shown as waiting; with --permits 2 as held, and peer-c's mutex znode as the next taker.
+        process.kill(waiter.pid!, "SIGSTOP");
+        try {
+          await holders[0].close(10_000);
+          await until("peer-a's lease gone", async () => (await children(`${path}/leases`)).length === 2, 30_000);
+          const guess = JSON.parse(ok(await run("--json", "semaphore", path)).out) as Listed;
+          assert.deepEqual([guess.leases.map((l) => l.id), guess.waiters.map((x) => [x.id, x.lease])], [["peer-b"], [["peer-c", w.lease]]]);
+          const exactPlain = ok(await run("semaphore", "--permits", "2", path)).out;
+          console.log(`[cli-peers] peer-a gone, peer-c stopped before it saw its lease fit; zkts semaphore --permits 2:\n${exactPlain}`);
+          const exact = JSON.parse(ok(await run("--json", "semaphore", "--permits", "2", path)).out) as Listed;
+          assert.deepEqual(exact.leases.map((l) => [l.id, l.path, l.session]), [["peer-b", `${path}/leases/${base(leaseB)}`, sb], ["peer-c", w.lease, sc]]);
+          assert.deepEqual(exact.waiters.map((x) => [x.path, x.session, x.lease]), [[w.path, sc, undefined]]);
+          assert.deepEqual(waiter.lines.filter((l) => l.kind === "HOLD"), []);
+        } finally {
+          process.kill(waiter.pid!, "SIGCONT");
+        }
+      } else {
+        // peer-a closes its session (its lease znode goes with it): peer-c takes a lease.
+        await holders[0].close(10_000);
+      }
       await waiter.expect("HOLD", 30_000);
       const leaseC = (await waiter.ask("lease?", "LEASE"))[0];
       const after = JSON.parse(ok(await run("--json", "semaphore", path)).out) as Listed;
