@@ -61,8 +61,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
   leader: { usage: "leader [--all] PATH", summary: "the leader of a LeaderElection / LeaderLatch (--all: then the candidates)", options: { all: b() }, min: 1, max: 1, load: recipes },
   members: { usage: "members PATH", summary: "GroupMember ids", options: {}, min: 1, max: 1, load: recipes },
   semaphore: {
-    usage: "semaphore [--naming curator|kazoo] PATH", summary: "a Semaphore's leases and waiters, and its layout (Curator's or kazoo's; told from the children)",
-    options: { naming: s() }, min: 1, max: 1, check: checkNaming("semaphore"), load: recipes,
+    usage: "semaphore [--naming curator|kazoo] [--permits N] PATH",
+    summary: "a Semaphore's leases and waiters, and its layout (Curator's or kazoo's; told from the children; --permits: the number Curator does not store)",
+    options: { naming: s(), permits: s() }, min: 1, max: 1, ints: { permits: ["semaphore --permits N", 1] }, check: checkNaming("semaphore"), load: recipes,
   },
   partition: {
     usage: "partition [--set ITEM[,ITEM...]] PATH", summary: "a SetPartitioner's split: each member's items (--set: also the items nobody holds)",

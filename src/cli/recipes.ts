@@ -3,7 +3,7 @@
 // recipes' own reading where they have one (participants(), members(), contenders()), without joining any.
 import { ErrorCode, GroupMember, LeaderElection, Lock, type LockNaming, type ZooKeeper, isZooKeeperError } from "../index.ts";
 import { Failure } from "./errors.ts";
-import type { Context, Parsed, Run } from "./command.ts";
+import { type Context, type Parsed, type Run, intOption } from "./command.ts";
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
@@ -92,6 +92,15 @@ async function semaphoreLayout(zk: ZooKeeper, path: string, kids: string[], data
   return null;
 }
 
+/**
+ * kazoo's Semaphore (2.8, Python 3) hands its identifier, already bytes, to its mutex's Lock, which stores `str()` of
+ * it: the waiters' mutex znodes hold `b'<id>'`. Shown as the id its lease will carry.
+ */
+function unwrapBytes(id: string): string {
+  const m = /^b'([^'\\]*)'$/.exec(id) ?? /^b"([^"\\]*)"$/.exec(id);
+  return m ? m[1] : id;
+}
+
 interface Lease {
   id: string;
   path: string;
@@ -111,29 +120,37 @@ async function semaphore(ctx: Context, a: Parsed): Promise<void> {
   const kids = await zk.getChildren(path, undefined, { signal: ctx.signal });
   const given = a.values.naming;
   const layout: LockNaming | null = given === "curator" || given === "kazoo" ? given : await semaphoreLayout(zk, path, kids, text, ctx.signal);
-  const permits = layout === "kazoo" && /^\s*\d+\s*$/.test(text) ? Number(text) : null; // Curator does not store it
+  const told = intOption(a, "permits", "semaphore --permits N", 1);
+  const stored = layout === "kazoo" && /^\s*\d+\s*$/.test(text) ? Number(text) : null; // Curator does not store it
+  if (told !== undefined && stored !== null && told !== stored) throw new Failure(`${path} stores ${stored} permits (kazoo's max_leases); --permits says ${told}`);
+  const permits = stored ?? told ?? null;
   let leases: Node[] = [];
   let queue: Node[] = [];
   let pending: Node | undefined;
   if (layout === "curator") {
     [leases, queue] = await Promise.all([readNodes(zk, `${path}/leases`, ctx.signal), mutexQueue(zk, `${path}/locks`, "curator", ctx.signal)]);
     // Curator's acquire makes its lease znode while holding the mutex, and holds the mutex while that lease waits
-    // for a free one: the newest lease znode of the mutex holder's session is waiting, not held.
+    // for a free one: the newest lease znode of the mutex holder's session is waiting, not held. Without the permits
+    // that is a guess (the holder may have just made a lease that fits, or hold an older one of the same session);
+    // with them it is exact: the newest waits only while there are more lease znodes than permits.
     const newest = leases[leases.length - 1];
-    if (queue.length > 0 && newest !== undefined && newest.session === queue[0].session) pending = leases.pop();
+    const over = told === undefined || leases.length > told;
+    if (over && queue.length > 0 && newest !== undefined && newest.session === queue[0].session) pending = leases.pop();
   } else if (layout === "kazoo") {
     [leases, queue] = await Promise.all([readNodes(zk, path, ctx.signal), mutexQueue(zk, `${path}-__lock__`, "kazoo", ctx.signal)]);
   }
-  const lease = (n: Node): Lease => ({ id: n.id, path: n.path, session: hex(n.session) });
-  const waiters: Waiter[] = queue.map((n, i) => ({ ...lease(n), ...(i === 0 && pending ? { lease: pending.path } : {}) }));
+  const lease = (n: Node): Lease => ({ id: layout === "kazoo" ? unwrapBytes(n.id) : n.id, path: n.path, session: hex(n.session) });
+  // Curator's mutex znodes carry its client's default data (the host's address), its lease znodes the semaphore's
+  // node data: the mutex holder with a lease waiting is named by that lease.
+  const waiters: Waiter[] = queue.map((n, i) => (i === 0 && pending ? { ...lease(n), id: pending.id, lease: pending.path } : lease(n)));
   const kind =
-    layout === "curator" ? "Curator InterProcessSemaphoreV2, permits not stored"
-    : layout === "kazoo" ? `kazoo Semaphore, ${permits !== null ? `${permits} permits (max_leases)` : "permits not stored"}`
+    layout === "curator" ? `Curator InterProcessSemaphoreV2, ${told !== undefined ? `${told} permits (--permits)` : "permits not stored"}`
+    : layout === "kazoo" ? `kazoo Semaphore, ${stored !== null ? `${stored} permits (max_leases)` : told !== undefined ? `${told} permits (--permits)` : "permits not stored"}`
     : "nothing there (no leases, no mutex), layout unknown";
   const plain = [
     `semaphore ${path}: ${kind}`,
     `leases (${leases.length}):`,
-    ...leases.map((n) => `  ${shownId(n.id)}  ${name(n.path)}`),
+    ...leases.map((n) => `  ${shownId(lease(n).id)}  ${name(n.path)}`),
     `waiters (${waiters.length}):`,
     ...waiters.map((w, i) => `  ${shownId(w.id)}  ${name(w.path)}${i === 0 ? `  holds the mutex${w.lease ? `; its lease ${name(w.lease)} waits for a free one` : ""}` : ""}`),
   ];
@@ -152,7 +169,11 @@ async function partition(ctx: Context, a: Parsed): Promise<void> {
   const zk = ctx.zk;
   await zk.getData(path, undefined, { signal: ctx.signal }); // NONODE: no partitioner here
   // kazoo's layout: the party `<path>/party/<uuid hex>-<id>` (a ShallowParty), each item's kazoo Lock at `<path>/locks/<item>`.
-  const party = (await new GroupMember(zk, `${path}/party`, { id: "zkts" }).members()).map((m) => m.id.slice(m.id.indexOf("-") + 1)); // only reads
+  // kazoo's own members lock their items with no identifier (empty data): an item's holder is the party member of
+  // the lock znode's session, and only a holder outside the party is named by the data (ours writes the id there).
+  const partyNodes = await readNodes(zk, `${path}/party`, ctx.signal);
+  const party = partyNodes.map((n) => name(n.path).slice(name(n.path).indexOf("-") + 1));
+  const bySession = new Map(partyNodes.map((n, i) => [n.session, party[i]]));
   let locked: string[] = [];
   try {
     locked = await zk.getChildren(`${path}/locks`, undefined, { signal: ctx.signal });
@@ -160,7 +181,9 @@ async function partition(ctx: Context, a: Parsed): Promise<void> {
     if (!isZooKeeperError(e, ErrorCode.NONODE)) throw e;
   }
   const items = [...new Set([...(set ?? []), ...locked])].sort(byCodePoint);
-  const queues = await Promise.all(items.map((item) => (locked.includes(item) ? new Lock(zk, `${path}/locks/${item}`, { naming: "kazoo" }).contenders() : [])));
+  const queues = await Promise.all(
+    items.map(async (item) => (locked.includes(item) ? (await mutexQueue(zk, `${path}/locks/${item}`, "kazoo", ctx.signal)).map((n) => ({ id: bySession.get(n.session) ?? n.id })) : [])),
+  );
   const members = new Map<string, { id: string; items: string[]; waiting: string[]; inParty: boolean }>();
   const member = (id: string): { id: string; items: string[]; waiting: string[]; inParty: boolean } => {
     let m = members.get(id);

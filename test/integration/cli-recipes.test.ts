@@ -312,7 +312,8 @@ describe("zkts and the recipes: lock --shared / --semaphore, semaphore, partitio
 
   it("usage errors exit 2 before connecting, with the usage on stderr", async () => {
     const cases: [string[], RegExp][] = [
-      [["semaphore"], /semaphore: expected semaphore \[--naming curator\|kazoo\] PATH/],
+      [["semaphore"], /semaphore: expected semaphore \[--naming curator\|kazoo\] \[--permits N\] PATH/],
+      [["semaphore", "--permits", "0", "/s"], /semaphore --permits N must be an integer ≥ 1, got "0"/],
       [["partition"], /partition: expected partition \[--set ITEM\[,ITEM\.\.\.\]\] PATH/],
       [["lock", "--shared", "--", "true"], /lock: expected lock \[--shared \| --exclusive \| --semaphore N\]/],
       [["lock", "--semaphore", "0", "/s", "--", "true"], /lock --semaphore N must be an integer ≥ 1, got "0"/],

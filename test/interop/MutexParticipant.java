@@ -6,7 +6,9 @@
 //   READY | HOLD <ns> <ms> <czxid> | FREE <ns> <ms> (ns = the last moment it still knew it held)
 //   ELECTED <ns> <ms> | REVOKED <ns> <ms> | STATE <state> <ns> <ms>
 //   replies: LEADER <id|-> | PARTICIPANTS id1,id2 | SERVER <port|-> | CLOCK <ns> <ms> | CLOSED | ERROR <text>
-// stdin: close, leader?, participants?, server?, clock? (EOF = close).
+//   LEASE <the lease znode's path while a semaphore lease is held | -> | SESSION <0x session id>
+// stdin: close, leader?, participants?, server?, clock?, lease?, session? (EOF = close).
+// sem: the lease znodes' data is the id (setNodeData; without it Curator stores the host's address).
 // mutex: acquire, hold holdMs while the connection state stays CONNECTED/RECONNECTED, release, again.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -35,6 +37,7 @@ public final class MutexParticipant {
 
   private static volatile boolean connected = true;
   private static volatile long lostEpoch = 0; // bumps on every SUSPENDED/LOST
+  private static volatile String leaseNode = "-"; // sem: the lease held
 
   private static synchronized void emit(String line) {
     System.out.println(line);
@@ -89,11 +92,18 @@ public final class MutexParticipant {
       };
     } else if (mode.startsWith("sem:")) {
       InterProcessSemaphoreV2 sem = new InterProcessSemaphoreV2(client, path, Integer.parseInt(mode.substring(4)));
+      sem.setNodeData(id.getBytes(StandardCharsets.UTF_8));
       Lease[] lease = new Lease[1];
       holder = new Holder() {
-        public void acquire() throws Exception { lease[0] = sem.acquire(); }
+        public void acquire() throws Exception {
+          lease[0] = sem.acquire();
+          leaseNode = lease[0].getNodeName();
+        }
         public long token() { return 0; }
-        public void release() throws Exception { sem.returnLease(lease[0]); }
+        public void release() throws Exception {
+          leaseNode = "-";
+          sem.returnLease(lease[0]);
+        }
       };
     } else {
       InterProcessMutex mutex = new InterProcessMutex(client, path);
@@ -174,6 +184,12 @@ public final class MutexParticipant {
             }
             case "clock?":
               emit("CLOCK " + stamp(System.nanoTime()));
+              break;
+            case "lease?":
+              emit("LEASE " + leaseNode);
+              break;
+            case "session?":
+              emit("SESSION 0x" + Long.toHexString(client.getZookeeperClient().getZooKeeper().getSessionId()));
               break;
             default:
               emit("ERROR unknown command " + cmd);

@@ -10,6 +10,7 @@ export type ContenderKind = "ts" | "java" | "python";
 const here = (f: string): string => fileURLToPath(new URL(f, (import.meta as { url: string }).url));
 const JAVA_SOURCE = here("./MutexParticipant.java");
 const PYTHON = here("./kazoo_participant.py");
+const KAZOO_RECIPES = here("./kazoo_recipes.py");
 const TS = here("../support/lock-participant.ts");
 
 export interface ContenderSpec {
@@ -91,4 +92,9 @@ function javaMode(spec: ContenderSpec): string {
 
 export async function killAllContenders(): Promise<void> {
   await Promise.all([...live].map((p) => (p.alive ? (process.kill(p.pid!, "SIGCONT"), p.kill("SIGKILL")) : null)));
+}
+
+/** kazoo_recipes.py running `recipe` on `path` (its usage there), tracked in `running`. */
+export function kazooRecipe(connectString: string, recipe: string, path: string, args: string[], running: Set<LineProcess>): LineProcess {
+  return new LineProcess(`kazoo-${recipe}`, spawn("/usr/bin/python3", [KAZOO_RECIPES, connectString, recipe, path, ...args], { stdio: ["pipe", "pipe", "pipe"] }), running);
 }

@@ -5,7 +5,8 @@
 # Same line protocol as MutexParticipant.java (stamps: time.monotonic_ns() = CLOCK_MONOTONIC):
 #   READY | HOLD <ns> <ms> <czxid> | FREE <ns> <ms> | ELECTED <ns> <ms> | REVOKED <ns> <ms>
 #   STATE <state> <ns> <ms> | LEADER <id|-> | PARTICIPANTS a,b | SERVER <port|-> | CLOCK <ns> <ms>
-#   CLOSED | ERROR <text>.  stdin: close, leader?, participants?, server?, clock? (EOF = close).
+#   LEASE <the lease znode's path while a semaphore lease is held | -> | SESSION <0x session id>
+#   CLOSED | ERROR <text>.  stdin: close, leader?, participants?, server?, clock?, lease?, session? (EOF = close).
 import os
 import random
 import sys
@@ -112,6 +113,10 @@ for raw in sys.stdin:
                 emit("SERVER -")
         elif cmd == "clock?":
             emit("CLOCK %s" % stamp())
+        elif cmd == "lease?":
+            emit("LEASE %s" % (lock.create_path if mode.startswith("sem:") and lock.is_acquired else "-"))
+        elif cmd == "session?":
+            emit("SESSION 0x%x" % client.client_id[0])
         elif cmd:
             emit("ERROR unknown command %s" % cmd)
     except Exception as e:

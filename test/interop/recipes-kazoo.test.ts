@@ -6,8 +6,6 @@
 // Node only: the partition holds are compared on CLOCK_MONOTONIC, which Node's process.hrtime and Python's
 // time.monotonic_ns share (Bun's and Deno's hrtime start at their process start).
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { ZooKeeper } from "../../src/index.ts";
 import { Barrier, DoubleBarrier, SetPartitioner, SharedCount } from "../../src/recipes/index.ts";
 import { kazooPartition } from "../../src/recipes/set-partitioner.ts";
@@ -16,14 +14,14 @@ import { LineProcess } from "../support/line-process.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import { until } from "../support/wait.ts";
 import { removeRoot, uniqueRoot } from "../integration/client-util.ts";
+import { kazooRecipe } from "./contenders.ts";
 
-const SCRIPT = fileURLToPath(new URL("./kazoo_recipes.py", import.meta.url));
 const root = uniqueRoot("kazoo-recipes");
 const sessions = new SharedSessions();
 const running = new Set<LineProcess>();
 
 function kazoo(recipe: string, path: string, ...args: string[]): LineProcess {
-  return new LineProcess(`kazoo-${recipe}`, spawn("/usr/bin/python3", [SCRIPT, sessions.connectString, recipe, path, ...args], { stdio: ["pipe", "pipe", "pipe"] }), running);
+  return kazooRecipe(sessions.connectString, recipe, path, args, running);
 }
 
 describe("Recipes interop with kazoo: Counter, Barrier, DoubleBarrier, SetPartitioner", () => {
