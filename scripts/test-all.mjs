@@ -192,11 +192,15 @@ try {
     console.log(`[test-all] shared ZooKeeper at ${shared.connectString} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
   }
   const env = { ...process.env, ZK_CONNECT: process.env.ZK_CONNECT || shared.connectString };
-  // What the run leaves on the server (scripts/test-leftovers.ts): its top-level znodes now, compared at the end.
-  // On a server of the user's (ZK_CONNECT), the tests' own roots older than a day go first (an interrupted run's).
-  const leftovers = (args) => run(process.execPath, ["--import", "tsx", "scripts/test-leftovers.ts", ...args], env);
+  // What the run leaves on the server (scripts/test-server-check.ts): its top-level znodes now, compared at the end.
+  // On a server of the user's (ZK_CONNECT): first, that it takes as many sessions at once as the tests hold (a stock
+  // zoo.cfg allows 60 per address), and the tests' own roots older than a day go (an interrupted run's).
+  const leftovers = (args) => run(process.execPath, ["--import", "tsx", "scripts/test-server-check.ts", ...args], env);
   const topLevel = join(work, "top-level.json");
-  if (process.env.ZK_CONNECT) await leftovers(["sweep"]);
+  if (process.env.ZK_CONNECT) {
+    if ((await leftovers(["capacity", "250"])).code !== 0) throw new Error("the server given by ZK_CONNECT cannot take the tests' sessions (above)");
+    await leftovers(["sweep"]);
+  }
   if ((await leftovers(["snapshot", topLevel])).code !== 0) throw new Error("cannot list the server's top-level znodes");
 
   // Strict type check of sources, tests, bench and examples; the build gives the examples the package.

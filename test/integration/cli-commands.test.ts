@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { CreateMode, ErrorCode, GroupMember, LeaderElection, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { sharedServer, startStandalone } from "../support/zk-server.ts";
 import { startCli, zkts, type CliResult } from "../support/cli-run.ts";
-import { uniqueRoot } from "./client-util.ts";
+import { ttlNodesOff, uniqueRoot } from "./client-util.ts";
 import { REPO_DIR } from "../support/line-process.ts";
 
 const STAT_NAMES = ["czxid", "mzxid", "ctime", "mtime", "version", "cversion", "aversion", "ephemeralOwner", "dataLength", "numChildren", "pzxid"];
@@ -169,12 +169,14 @@ describe("zkts command line (real server)", () => {
   it("a script on stdin runs through the shell: create modes, ephemerals, count, whoami, ACLs; worst status", async () => {
     const s = `${root}/script`;
     await zk.create(s);
+    const ttlOff = await ttlNodesOff(zk, s);
+    if (ttlOff !== null) console.log(`[cli] shell script: the TTL create is a plain one: ${ttlOff}`);
     const script = [
       `create -e ${s}/eph x`,
       `create -s ${s}/seq-`,
       `create -c ${s}/cont`,
       `create -c ${s}/cont/child`,
-      `create -t 600000 ${s}/ttl`,
+      ttlOff === null ? `create -t 600000 ${s}/ttl` : `create ${s}/ttl`,
       `ephemerals ${s}`,
       `ephemerals --json ${s}`,
       `count ${s}`,

@@ -10,7 +10,7 @@ import type { Watcher } from "../../src/index.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
 import { fourLetterWord } from "../support/zk-server.ts";
 import { itFrom, serverAtLeast, serverLine } from "../support/zk-line.ts";
-import { recorder, uniqueRoot, until } from "./client-util.ts";
+import { fourLetterWordOff, recorder, uniqueRoot, until } from "./client-util.ts";
 
 const { line, version } = serverLine();
 type Skip = (name: string, fn: () => unknown) => void;
@@ -110,6 +110,8 @@ describe(`client on ZooKeeper ${version} (line ${line})`, () => {
   }, 60_000);
 
   itFrom("3.6", "removing persistent and recursive watches leaves none on the server (wchc)", async () => {
+    const off = await fourLetterWordOff(sessions.connectString, "wchc");
+    if (off !== null) return void console.log(`[lines] wchc case skipped: ${off}`);
     const c = await sessions.client();
     const p = `${root}/wchc`;
     await c.create(p);
