@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, it } from "../support/bdd.ts";
 import { hex } from "../support/bytes.ts";
-import { describeWithKdc, freePort, startKdc, type TestKdc } from "../support/kdc.ts";
+import { describeWithKdc, freePort, startErrorKdc, startKdc, type TestKdc } from "../support/kdc.ts";
 import { dialSocket, type Dialer } from "../../src/client/transport/transport.ts";
 import { openDatagram } from "../../src/client/transport/udp.ts";
 import { gssapiMechanism, type GssapiSaslClient } from "../../src/client/sasl/gssapi.ts";
@@ -288,39 +288,8 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
   const kinit = (principal: string, keytab: string, conf: string): Promise<unknown> =>
     execFileAsync("kinit", ["-k", "-t", join(kdc.dir, keytab), "-c", `MEMORY:${principal}`, principal], { env: { ...kdc.env, KRB5_CONFIG: conf }, timeout: 20_000 });
 
-  /** A KDC of the realm on UDP and TCP that answers every request with KRB-ERROR `code`; counts the requests. */
-  async function errorKdc(code: number, host = "127.0.0.1"): Promise<{ port: number; requests: () => number; close: () => void }> {
-    const port = await freePort();
-    let requests = 0;
-    const reply = (): Uint8Array => {
-      requests++;
-      return encodeKrbError({
-        ctime: undefined, cusec: undefined, stime: new Date(), susec: 0, errorCode: code, crealm: undefined, cname: undefined,
-        realm: kdc.realm, sname: { nameType: 2, components: ["krbtgt", kdc.realm] }, eText: undefined, eData: undefined,
-      });
-    };
-    const udp = createSocket("udp4");
-    udp.on("message", (_m, from) => udp.send(reply(), from.port, from.address));
-    const tcp: Server = createServer((s) => {
-      let have = Buffer.alloc(0);
-      s.on("data", (d: Buffer) => {
-        have = Buffer.concat([have, d]);
-        if (have.length >= 4 && have.length >= 4 + have.readUInt32BE(0)) {
-          const r = reply();
-          const head = Buffer.alloc(4);
-          head.writeUInt32BE(r.length);
-          s.end(Buffer.concat([head, r]));
-        }
-      });
-      s.on("error", () => {});
-    });
-    await new Promise<void>((r) => tcp.listen(port, host, () => r()));
-    await new Promise<void>((r) => udp.bind(port, host, () => r()));
-    return { port, requests: () => requests, close: () => { tcp.close(); udp.close(); } };
-  }
-
   it("KDC_ERR_SVC_UNAVAILABLE from the first KDC (UDP, then TCP): the next KDC serves, as MIT kinit does with the same krb5.conf", async () => {
-    const busy = await errorKdc(29);
+    const busy = await startErrorKdc(kdc.realm, 29);
     try {
       const conf = kdc.writeKrb5Conf("krb5-busy.conf", {}, [`127.0.0.1:${busy.port}`, `127.0.0.1:${kdc.port}`]);
       const svc = await new KerberosLogin({ krb5Config: conf, keytab: `${kdc.dir}/user18.keytab`, principal: "user18", timeoutMs: 2000, ...sockets }).serviceTicket("zookeeper", "localhost");
@@ -341,7 +310,7 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
 
   it("KDC_ERR_PREAUTH_FAILED from a replica: asked again of primary_kdc (master_kdc too), as MIT kinit does", async () => {
     // The replica on another loopback address: MIT tells the primary by its address, not its port.
-    const replica = await errorKdc(24, "127.0.0.2");
+    const replica = await startErrorKdc(kdc.realm, 24, { host: "127.0.0.2" });
     try {
       for (const tag of ["primary_kdc", "master_kdc"]) {
         const conf = kdc.writeKrb5Conf(`krb5-${tag}.conf`, {}, [`127.0.0.2:${replica.port}`, `127.0.0.1:${kdc.port}`], { [tag]: `127.0.0.1:${kdc.port}` });

@@ -9,56 +9,19 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import process from "node:process";
 import { it } from "../support/bdd.ts";
 import { afterAll, beforeAll } from "../support/secure-hooks.ts";
-import { ErrorCode, ZooKeeper, ZooKeeperError, type ConnectOptions, type Logger } from "../../src/index.ts";
+import { ErrorCode, ZooKeeper, ZooKeeperError, type ConnectOptions } from "../../src/index.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { describeWithKdc, startRealm, type Realm } from "../support/kdc.ts";
+import { ClientTrace, describeWithKdc, startRealm, type Realm } from "../support/kdc.ts";
 import { until, untilState } from "../support/wait.ts";
 
 const TAG = "kerberos-transient";
 
-/** A client's states and failed connect attempts, in the order they came. */
-class Trace {
-  readonly events: string[] = [];
-  readonly logger: Logger = {
-    debug: (m) => {
-      const failed = /^zookeeper: connect to \S+ failed: (.*)$/s.exec(m);
-      if (failed) this.events.push(`attempt failed (${failed[1]})`);
-    },
-    info: () => {},
-    warn: () => {},
-    error: () => {},
-  };
-  failures(pattern: RegExp): number {
-    return this.events.filter((e) => e.startsWith("attempt failed") && pattern.test(e)).length;
-  }
-  watch(zk: ZooKeeper): void {
-    this.events.push(`state ${zk.state}`);
-    zk.on("state", (s) => this.events.push(`state ${s}`));
-  }
-  states(): string[] {
-    return this.events.filter((e) => e.startsWith("state ")).map((e) => e.slice(6));
-  }
-  print(what: string): void {
-    // Runs of the same failure shown once, with their count.
-    const lines: string[] = [];
-    for (const e of this.events) {
-      const short = e.replace(/^(attempt failed) \((.{0,260}).*\)$/s, "$1: $2");
-      const last = lines.length - 1;
-      const m = last >= 0 ? /^(.*?)(?: ×(\d+))?$/s.exec(lines[last]!) : null;
-      if (m && m[1] === short) lines[last] = `${short} ×${Number(m[2] ?? 1) + 1}`;
-      else lines.push(short);
-    }
-    process.stderr.write(`[${TAG}] ${what}:\n${lines.map((l) => `  ${l}`).join("\n")}\n`);
-  }
-}
-
 describeWithKdc("Kerberos failures that may pass are retried; definite refusals end the client (real KDC, ZooKeeper 3.8.0)", TAG, () => {
   let realm: Realm;
   let proxy: FaultProxy;
-  async function connect(options: ConnectOptions, trace: Trace): Promise<ZooKeeper> {
+  async function connect(options: ConnectOptions, trace: ClientTrace): Promise<ZooKeeper> {
     const zk = realm.track(await ZooKeeper.connect(proxy.connectString, { connectTimeout: 10_000, sessionTimeout: 40_000, logger: trace.logger, ...options }));
     trace.watch(zk);
     return zk;
@@ -67,11 +30,11 @@ describeWithKdc("Kerberos failures that may pass are retried; definite refusals 
    * A client of a new principal whose tickets live 15 s, once they are past their renewal point (80% of that):
    * its next login needs the KDC (AS and TGS).
    */
-  async function staleClient(name: string): Promise<{ zk: ZooKeeper; trace: Trace; who: string }> {
+  async function staleClient(name: string): Promise<{ zk: ZooKeeper; trace: ClientTrace; who: string }> {
     const who = `${name}@${realm.kdc.realm}`;
     realm.kdc.addPrincipal(who, { requiresPreauth: true, maxLife: "15 seconds" });
     const keytab = realm.kdc.ktadd(who, `${name}.keytab`);
-    const trace = new Trace();
+    const trace = new ClientTrace(TAG);
     const zk = await connect({ sasl: { mechanism: "GSSAPI", principal: who, keytab, krb5Config: realm.kdc.krb5Conf, serviceHost: "localhost" } }, trace);
     const loggedIn = Date.now();
     await until("the tickets to pass 80% of their life", () => Date.now() > loggedIn + 12_500, 20_000, 100);
@@ -82,7 +45,7 @@ describeWithKdc("Kerberos failures that may pass are retried; definite refusals 
    * Cuts the link while a fault is on: two reconnect attempts must fail with `failure` and the session stay
    * disconnected; then `heal`, and the client must be connected again with no other state between.
    */
-  async function rideOut(zk: ZooKeeper, trace: Trace, what: string, failure: RegExp, heal: () => unknown): Promise<void> {
+  async function rideOut(zk: ZooKeeper, trace: ClientTrace, what: string, failure: RegExp, heal: () => unknown): Promise<void> {
     try {
       proxy.cut();
       await untilState(zk, "disconnected");
@@ -112,7 +75,7 @@ describeWithKdc("Kerberos failures that may pass are retried; definite refusals 
     const ccache = realm.kdc.kinit(realm.alice, realm.aliceKeytab, "transient.cc");
     // The service ticket in the ccache too (as kinit + kvno, or a JVM sharing it, leave it): each login reads it there.
     execFileSync("kvno", ["-c", `FILE:${ccache}`, realm.srv.principal], { env: realm.kdc.env, stdio: ["ignore", "pipe", "pipe"] });
-    const trace = new Trace();
+    const trace = new ClientTrace(TAG);
     const zk = await connect({ sasl: { mechanism: "GSSAPI", ccache: `FILE:${ccache}`, krb5Config: realm.kdc.krb5Conf, serviceHost: "localhost" } }, trace);
     const session = zk.sessionId;
     await zk.exists("/");

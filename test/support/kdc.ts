@@ -6,14 +6,17 @@
 // startRealm (a KDC, alice and bob, a Kerberized server).
 import assert from "node:assert/strict";
 import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { createSocket } from "node:dgram";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, connect } from "node:net";
+import { createServer, connect, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { ZooKeeperError, type ZooKeeper } from "../../src/index.ts";
+import { ZooKeeperError, type Logger, type ZooKeeper } from "../../src/index.ts";
 import { describe, it } from "./bdd.ts";
+import { encodeKrbError } from "./kerberos-peer.ts";
+import { LineProcess } from "./line-process.ts";
 import { startKerberosServer, type KerberosServer } from "./secure-server.ts";
 
 const TOOLS = ["krb5kdc", "kdb5_util", "kadmin.local", "kinit"];
@@ -261,6 +264,98 @@ export async function startKdc(o: KdcOptions = {}): Promise<TestKdc> {
   return kdc;
 }
 
+/** A fake KDC started by startErrorKdc. */
+export interface ErrorKdc {
+  /** Its port, UDP and TCP. */
+  readonly port: number;
+  /** The requests it answered so far. */
+  requests(): number;
+  close(): void;
+}
+
+/**
+ * A KDC of `realm` on UDP and TCP (`host`, a free port) that answers every request with KRB-ERROR `code`
+ * (29 KDC_ERR_SVC_UNAVAILABLE: a busy KDC; 24 KDC_ERR_PREAUTH_FAILED: a replica that lags behind a change of the
+ * client's key). With `tgsTo` (a real KDC's port on 127.0.0.1), TGS-REQs are passed to that KDC over the same
+ * transport and its answer returned, as a replica that has the realm's krbtgt key answers them.
+ */
+export async function startErrorKdc(realm: string, code: number, o: { readonly host?: string; readonly tgsTo?: number } = {}): Promise<ErrorKdc> {
+  const host = o.host ?? "127.0.0.1";
+  const port = await freePort();
+  let requests = 0;
+  const refusal = (): Uint8Array =>
+    encodeKrbError({
+      ctime: undefined, cusec: undefined, stime: new Date(), susec: 0, errorCode: code, crealm: undefined, cname: undefined,
+      realm, sname: { nameType: 2, components: ["krbtgt", realm] }, eText: undefined, eData: undefined,
+    });
+  /** The answer to one request (its DER, without the TCP length): a TGS-REQ (APPLICATION 12) to tgsTo when given. */
+  const answer = (req: Uint8Array, over: "udp" | "tcp"): Promise<Uint8Array> => {
+    requests++;
+    const relay = o.tgsTo;
+    if (relay === undefined || req[0] !== 0x6c) return Promise.resolve(refusal());
+    return over === "udp" ? udpAsk(relay, req) : tcpAsk(relay, req);
+  };
+  const udp = createSocket("udp4");
+  udp.on("message", (m, from) => {
+    void answer(new Uint8Array(m), "udp").then((r) => udp.send(r, from.port, from.address), () => {});
+  });
+  const tcp: Server = createServer((s) => {
+    let have = Buffer.alloc(0);
+    s.on("data", (d: Buffer) => {
+      have = Buffer.concat([have, d]);
+      if (have.length >= 4 && have.length >= 4 + have.readUInt32BE(0)) {
+        void answer(new Uint8Array(have.subarray(4, 4 + have.readUInt32BE(0))), "tcp").then((r) => s.end(Buffer.concat([lengthPrefix(r.length), r])), () => s.destroy());
+      }
+    });
+    s.on("error", () => {});
+  });
+  await new Promise<void>((r) => tcp.listen(port, host, () => r()));
+  await new Promise<void>((r) => udp.bind(port, host, () => r()));
+  return { port, requests: () => requests, close: () => { tcp.close(); udp.close(); } };
+}
+
+function lengthPrefix(n: number): Buffer {
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(n);
+  return head;
+}
+
+/** One datagram to 127.0.0.1:`port` and its answer (5 s at most). */
+function udpAsk(port: number, req: Uint8Array): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const sock = createSocket("udp4");
+    const timer = setTimeout(() => (sock.close(), reject(new Error("no answer"))), 5000);
+    sock.once("message", (m) => {
+      clearTimeout(timer);
+      sock.close();
+      resolve(new Uint8Array(m));
+    });
+    sock.once("error", (e) => {
+      clearTimeout(timer);
+      sock.close();
+      reject(e);
+    });
+    sock.send(req, port, "127.0.0.1");
+  });
+}
+
+/** One length-prefixed request over TCP to 127.0.0.1:`port` and its answer. */
+function tcpAsk(port: number, req: Uint8Array): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const s = connect({ host: "127.0.0.1", port });
+    let have = Buffer.alloc(0);
+    s.once("connect", () => s.write(Buffer.concat([lengthPrefix(req.length), req])));
+    s.on("data", (d: Buffer) => {
+      have = Buffer.concat([have, d]);
+      if (have.length >= 4 && have.length >= 4 + have.readUInt32BE(0)) {
+        s.destroy();
+        resolve(new Uint8Array(have.subarray(4, 4 + have.readUInt32BE(0))));
+      }
+    });
+    s.once("error", reject);
+  });
+}
+
 /**
  * describe(title, body) where the MIT tools are installed. Where they are not, the suite is one test, "needs
  * the MIT KDC packages", that fails under CI=true and elsewhere passes with a line on stderr tagged [tag].
@@ -281,7 +376,7 @@ export function describeWithKdc(title: string, tag: string, body: () => void): v
 
 const JAVA_KERBEROS_CLIENT = fileURLToPath(new URL("./java/KerberosClient.java", import.meta.url));
 
-/** How javaKerberosClient runs the Java client. */
+/** How javaKerberosClient and javaKerberosWatcher run the Java client. */
 export interface JavaKerberosRun {
   /** The java binary and the ZooKeeper 3.8.0 classpath (localInstall("3.8")). */
   readonly java: string;
@@ -289,35 +384,91 @@ export interface JavaKerberosRun {
   /** Where its JAAS file is written. */
   readonly dir: string;
   readonly principal: string;
-  readonly keytab: string;
+  /** Its keytab (JAAS useKeyTab), unless ticketCache is given. */
+  readonly keytab?: string;
+  /** A FILE ccache read instead of a keytab (JAAS useTicketCache=true, ticketCache=): the TGT in it, read at login. */
+  readonly ticketCache?: string;
   readonly krb5Conf: string;
   readonly connect: string;
   /** More system properties (-Dname=value). */
   readonly props?: readonly string[];
 }
 
-/**
- * The Java ZooKeeper client (test/support/java/KerberosClient.java) as `principal` through a JAAS Client section
- * (Krb5LoginModule and its keytab) on `krb5Conf`: one command; its stdout lines and its stderr.
- */
-export function javaKerberosClient(o: JavaKerberosRun, ...command: string[]): Promise<{ lines: string[]; stderr: string }> {
+/** The java command line of KerberosClient.java for `o` (its JAAS Client section written in o.dir) and `command`. */
+function javaKerberosArgs(o: JavaKerberosRun, command: readonly string[]): string[] {
   const jaas = join(o.dir, `client-${o.principal.replace(/[^a-z0-9]/gi, "_")}.jaas`);
-  writeFileSync(
-    jaas,
-    `Client {\n  com.sun.security.auth.module.Krb5LoginModule required\n  useKeyTab=true\n  keyTab="${o.keytab}"\n` +
-      `  storeKey=true\n  useTicketCache=false\n  principal="${o.principal}";\n};\n`,
-  );
-  const args = [
+  const credentials = o.ticketCache !== undefined
+    ? `  useTicketCache=true\n  ticketCache="${o.ticketCache}"\n  useKeyTab=false\n  doNotPrompt=true\n`
+    : `  useKeyTab=true\n  keyTab="${o.keytab ?? ""}"\n  storeKey=true\n  useTicketCache=false\n`;
+  writeFileSync(jaas, `Client {\n  com.sun.security.auth.module.Krb5LoginModule required\n${credentials}  principal="${o.principal}";\n};\n`);
+  return [
     "-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
     `-Djava.security.auth.login.config=${jaas}`, `-Djava.security.krb5.conf=${o.krb5Conf}`,
     ...(o.props ?? []), "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
     "-cp", o.classpath, JAVA_KERBEROS_CLIENT, o.connect, ...command,
   ];
+}
+
+/**
+ * The Java ZooKeeper client (test/support/java/KerberosClient.java) as `principal` through a JAAS Client section
+ * (Krb5LoginModule and its keytab or ccache) on `krb5Conf`: one command; its stdout lines and its stderr.
+ */
+export function javaKerberosClient(o: JavaKerberosRun, ...command: string[]): Promise<{ lines: string[]; stderr: string }> {
   return new Promise((resolve, reject) =>
-    execFile(o.java, args, { timeout: 60_000 }, (err, stdout, stderr) =>
+    execFile(o.java, javaKerberosArgs(o, command), { timeout: 60_000 }, (err, stdout, stderr) =>
       err ? reject(new Error(`java KerberosClient ${command.join(" ")} failed: ${err.message}\n${stderr.slice(-2000)}`)) : resolve({ lines: stdout.split("\n").filter(Boolean), stderr }),
     ),
   );
+}
+
+/**
+ * The same Java client kept running (its "watch" command): every event of its default watcher comes as a line
+ * EVENT <KeeperState> <session id, hex>; "whoami" on stdin answers WHOAMI <scheme:id,...> <States>, or ERROR <code>
+ * <States>; "close" closes it (CLOSED) and ends it.
+ */
+export function javaKerberosWatcher(o: JavaKerberosRun): LineProcess {
+  return new LineProcess(`java-${o.principal}`, spawn(o.java, javaKerberosArgs(o, ["watch"]), { stdio: ["pipe", "pipe", "pipe"] }));
+}
+
+/** A zookeeper-ts client's states and failed connect attempts (from its debug log), in the order they came; print() writes them on stderr tagged [tag]. */
+export class ClientTrace {
+  readonly events: string[] = [];
+  /** The tag of its printed lines. */
+  readonly tag: string;
+  constructor(tag: string) {
+    this.tag = tag;
+  }
+  readonly logger: Logger = {
+    debug: (m) => {
+      const failed = /^zookeeper: connect to \S+ failed: (.*)$/s.exec(m);
+      if (failed) this.events.push(`attempt failed (${failed[1]})`);
+    },
+    info: () => {},
+    warn: () => {},
+    error: () => {},
+  };
+  failures(pattern: RegExp): number {
+    return this.events.filter((e) => e.startsWith("attempt failed") && pattern.test(e)).length;
+  }
+  watch(zk: ZooKeeper): void {
+    this.events.push(`state ${zk.state}`);
+    zk.on("state", (s) => this.events.push(`state ${s}`));
+  }
+  states(): string[] {
+    return this.events.filter((e) => e.startsWith("state ")).map((e) => e.slice(6));
+  }
+  print(what: string): void {
+    // Runs of the same failure shown once, with their count.
+    const lines: string[] = [];
+    for (const e of this.events) {
+      const short = e.replace(/^(attempt failed) \((.{0,260}).*\)$/s, "$1: $2");
+      const last = lines.length - 1;
+      const m = last >= 0 ? /^(.*?)(?: ×(\d+))?$/s.exec(lines[last]!) : null;
+      if (m && m[1] === short) lines[last] = `${short} ×${Number(m[2] ?? 1) + 1}`;
+      else lines.push(short);
+    }
+    process.stderr.write(`[${this.tag}] ${what}:\n${lines.map((l) => `  ${l}`).join("\n")}\n`);
+  }
 }
 
 /** Prints a failure (its name, ZooKeeper code and message) on stderr tagged [tag], for the issue's table. */

@@ -5,6 +5,10 @@
 // Commands: whoami (WHO scheme:id per identity), get PATH (DATA text), create PATH DATA SASL_ID (CREATED
 // path; ACL sasl:SASL_ID with every permission). A ZooKeeper error prints ERROR <code name>; a refused
 // login AUTHFAILED; exit status 0 either way, 2 on a bad command line.
+// watch keeps the client running: each event of the default watcher prints EVENT <KeeperState> <session id hex>;
+// stdin takes "whoami" (WHOAMI scheme:id,... <States>, or ERROR <code> <States>) and "close" (CLOSED, then exit).
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,18 +27,30 @@ import org.apache.zookeeper.data.Id;
 public class KerberosClient {
   public static void main(String[] args) throws Exception {
     if (args.length < 2) {
-      System.err.println("usage: KerberosClient CONNECT whoami | get PATH | create PATH DATA SASL_ID");
+      System.err.println("usage: KerberosClient CONNECT whoami | get PATH | create PATH DATA SASL_ID | watch");
       System.exit(2);
     }
     CountDownLatch done = new CountDownLatch(1);
     AtomicReference<KeeperState> outcome = new AtomicReference<>();
-    ZooKeeper zk = new ZooKeeper(args[0], 10000, event -> {
+    AtomicReference<ZooKeeper> client = new AtomicReference<>();
+    boolean watch = args[1].equals("watch");
+    ZooKeeper zk = new ZooKeeper(args[0], watch ? 40000 : 10000, event -> {
       KeeperState s = event.getState();
+      if (watch && event.getPath() == null) {
+        ZooKeeper c = client.get();
+        System.out.println("EVENT " + s + " 0x" + Long.toHexString(c == null ? 0 : c.getSessionId()));
+        System.out.flush();
+      }
       if (s == KeeperState.SaslAuthenticated || s == KeeperState.AuthFailed) {
         outcome.compareAndSet(null, s);
         done.countDown();
       }
     });
+    client.set(zk);
+    if (watch) {
+      watch(zk);
+      return;
+    }
     try {
       if (!done.await(30, TimeUnit.SECONDS)) {
         System.out.println("TIMEOUT no SaslAuthenticated within 30 s");
@@ -67,5 +83,27 @@ public class KerberosClient {
     } finally {
       zk.close();
     }
+  }
+
+  static void watch(ZooKeeper zk) throws Exception {
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    for (String line; (line = in.readLine()) != null; ) {
+      String[] cmd = line.trim().split(" ");
+      if (cmd[0].equals("close")) break;
+      if (cmd[0].equals("whoami")) {
+        try {
+          List<String> ids = new ArrayList<>();
+          for (ClientInfo i : zk.whoAmI()) ids.add(i.getAuthScheme() + ":" + i.getUser());
+          System.out.println("WHOAMI " + String.join(",", ids) + " " + zk.getState());
+        } catch (Exception e) {
+          String code = e instanceof KeeperException k ? k.code().name() : e.getClass().getSimpleName();
+          System.out.println("ERROR " + code + " " + zk.getState());
+        }
+        System.out.flush();
+      }
+    }
+    zk.close();
+    System.out.println("CLOSED");
+    System.out.flush();
   }
 }
