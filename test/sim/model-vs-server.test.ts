@@ -8,7 +8,7 @@ import { ZooKeeper } from "../../src/index.ts";
 import { scenario, type Connect } from "./scenario.ts";
 import { scenarioOps } from "./scenario-ops.ts";
 import { underSim } from "./harness.ts";
-import { onSession, removeRoot, uniqueRoot } from "../integration/client-util.ts";
+import { onSession, removeRoot, ttlNodesOff, uniqueRoot } from "../integration/client-util.ts";
 
 const scenarios: Array<[string, (connect: Connect, root: string) => Promise<string[]>, number]> = [
   ["ops, watches, ordering, multi, ephemerals", scenario, 30],
@@ -24,7 +24,24 @@ describe("model vs real server", () => {
         onSession(connectString, (zk) => removeRoot(zk, root)), // the scenario's nodes are all below root
       );
       const line = real.includes("generation: \"3.9+\"") ? "3.9" : "3.8";
-      const sim = await underSim(1, (connect) => run(() => connect(), root), 120_000, line);
+      let sim = await underSim(1, (connect) => run(() => connect(), root), 120_000, line);
+      // The model has TTL nodes; a server given by ZK_CONNECT may not (the test servers do): its TTL create is
+      // left out of the comparison then, saying so.
+      const ttlOff = await onSession(connectString, async (zk) => {
+        const probe = uniqueRoot("sim-ttl");
+        await zk.create(probe);
+        try {
+          return await ttlNodesOff(zk, probe);
+        } finally {
+          await removeRoot(zk, probe);
+        }
+      });
+      if (ttlOff !== null && real.some((r) => r.startsWith("ttl: error -6"))) {
+        console.log(`[sim] ${name}: the ttl step is not compared: ${ttlOff}`);
+        const i = real.findIndex((r) => r.startsWith("ttl: "));
+        real.splice(i, 1);
+        sim = sim.filter((r, j) => !(r.startsWith("ttl: ") && j === i));
+      }
       if (process.env.SIM_SHOW) console.log(real.map((r, i) => `${r === sim[i] ? "  " : "!!"} ${r}${r === sim[i] ? "" : `\n   model: ${sim[i]}`}`).join("\n"));
       assert.deepEqual(sim, real);
       assert.ok(real.length > min, `the scenario ran to its end (${real.length} outcomes)`);
