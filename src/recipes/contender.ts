@@ -210,7 +210,9 @@ export class Contender {
         const lower = await this.queue.list(ours);
         if (this.moved(ours)) return;
         if (lower < 0) {
-          this.dropOwn(ours, own);
+          await this.dropOwn(ours, own);
+          own = null;
+          if (this.moved(ours)) return;
           this.vanished();
           continue;
         }
@@ -237,8 +239,11 @@ export class Contender {
         this.events.first(stat);
         return;
       }
-      this.dropOwn(ours, own);
-      own = null;
+      if (own !== null) {
+        await this.dropOwn(ours, own);
+        own = null;
+        if (this.moved(ours)) return;
+      }
       this.now = { kind: "waiting", predecessor };
       this.watching = predecessor;
       try {
@@ -253,9 +258,15 @@ export class Contender {
     }
   }
 
-  /** A waiter (or a vanished znode) keeps no own watch: the one sent with the listing is removed (off the critical path). */
-  private dropOwn(ours: string, own: Promise<Stat | null> | null): void {
-    if (own !== null) void this.zk.removeWatches(ours, this.onOwn, WatcherType.Data).catch(() => {});
+  /**
+   * A waiter (or a vanished znode) keeps no own watch: the one sent with the listing is removed once that exists is
+   * answered (its watcher is registered then; it was sent with the listing, so that is now or one reply later), and
+   * the removal goes out before the predecessor's watch.
+   */
+  private async dropOwn(ours: string, own: Promise<Stat | null> | null): Promise<void> {
+    if (own === null) return;
+    await own.catch(() => null);
+    void this.zk.removeWatches(ours, this.onOwn, WatcherType.Data).catch(() => {});
   }
 
   /** True once the check in flight no longer counts: we are gone, or ours changed meanwhile. */
