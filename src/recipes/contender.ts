@@ -67,6 +67,7 @@ export class Contender {
   private checkQueued = false;
   private relistQueued = false;
   private pruneQueued = false;
+  private fresh = false; // our znode was just made and not listed yet (its own exists goes out with the listing)
   private retry: TimerHandle | null = null;
 
   constructor(zk: ZooKeeper, path: string, naming: Naming, data: string, events: ContenderEvents, options: ContenderOptions) {
@@ -175,17 +176,22 @@ export class Contender {
 
   /** Protected create: a create whose reply was lost is found by its prefix, never made twice. */
   private async create(): Promise<string | null> {
-    return (await createContender(this.zk, this.path, this.naming, this.data, () => this.gone)) || null;
+    const made = (await createContender(this.zk, this.path, this.naming, this.data, () => this.gone)) || null;
+    this.fresh = made !== null;
+    return made;
   }
 
   /**
    * First (ours, and our session's) or watching the predecessor, walking down the lower contenders we know
    * (ContenderQueue, docs/recipes.md "Big elections"). Only the first watches its own znode; the others only their predecessor.
+   * The first listing of a fresh znode takes our own exists along (pipelined: an uncontended contender is first after
+   * one round trip, not two); a contender found waiting drops that watch again.
    */
   private async reconcile(relist = true): Promise<void> {
     const prune = this.pruneQueued;
     this.pruneQueued = false;
     if (prune && !relist && this.ours !== null) await this.queue.prune();
+    let own: Promise<Stat | null> | null = null; // our own exists, sent with the listing of a fresh znode
     for (let listings = 0; !this.gone; ) {
       const ours = this.ours;
       if (ours === null) {
@@ -196,9 +202,17 @@ export class Contender {
       if (relist || this.queue.needsListing) {
         if (++listings > 20) throw new ZooKeeperError(ErrorCode.SYSTEMERROR, `the ${this.options.noun} keep changing; retrying later`, { op: this.options.op, path: this.path });
         relist = false;
+        if (this.fresh) {
+          this.fresh = false;
+          own = this.zk.exists(ours, this.onOwn);
+          own.catch(() => {}); // read below when first, else dropped
+        }
         const lower = await this.queue.list(ours);
         if (this.moved(ours)) return;
         if (lower < 0) {
+          await this.dropOwn(ours, own);
+          own = null;
+          if (this.moved(ours)) return;
           this.vanished();
           continue;
         }
@@ -208,7 +222,8 @@ export class Contender {
       const predecessor = this.queue.predecessor;
       if (predecessor === null) {
         if (!this.queue.first) continue; // the known ones ran out of a truncated listing: list again
-        const stat = await this.zk.exists(ours, this.onOwn);
+        const stat = await (own ?? this.zk.exists(ours, this.onOwn));
+        own = null;
         if (this.moved(ours)) return;
         if (stat === null) {
           this.vanished();
@@ -224,6 +239,11 @@ export class Contender {
         this.events.first(stat);
         return;
       }
+      if (own !== null) {
+        await this.dropOwn(ours, own);
+        own = null;
+        if (this.moved(ours)) return;
+      }
       this.now = { kind: "waiting", predecessor };
       this.watching = predecessor;
       try {
@@ -236,6 +256,17 @@ export class Contender {
         await this.queue.prune();
       }
     }
+  }
+
+  /**
+   * A waiter (or a vanished znode) keeps no own watch: the one sent with the listing is removed once that exists is
+   * answered (its watcher is registered then; it was sent with the listing, so that is now or one reply later), and
+   * the removal goes out before the predecessor's watch.
+   */
+  private async dropOwn(ours: string, own: Promise<Stat | null> | null): Promise<void> {
+    if (own === null) return;
+    await own.catch(() => null);
+    void this.zk.removeWatches(ours, this.onOwn, WatcherType.Data).catch(() => {});
   }
 
   /** True once the check in flight no longer counts: we are gone, or ours changed meanwhile. */
@@ -275,7 +306,7 @@ export class Contender {
 
   private readonly onOwn: Watcher = (event: WatchedEvent) => {
     const path = event.path;
-    if (event.type === EventType.None || this.gone || path === null || path !== this.ours) return;
+    if (event.type === EventType.None || event.type === EventType.DataWatchRemoved || this.gone || path === null || path !== this.ours) return;
     if (this.now.kind === "first") this.now = STANDING;
     this.events.watched(path, true);
     this.check(true);

@@ -133,10 +133,14 @@ export class Semaphore {
       const mutex = new Lock(this.zk, this.lockPath, { id: this.id, naming: this.naming });
       const ours: { node: string | null } = { node: null };
       let lease: HeldLease | null = null;
+      let released: Promise<void> | null = null;
       try {
         if (this.naming === "kazoo") await this.checkKazooPath();
         await mutex.acquire({ signal });
         const node = this.naming === "curator" ? await this.curatorLease(mutex, signal, ours) : await this.kazooLease(mutex, signal, ours);
+        // The count allowed our lease: the mutex is done with. Its delete goes out with the lease's watch (one
+        // round trip for both, not two); the lease is handed out once both are answered.
+        released = mutex.release().catch(() => {});
         lease = await HeldLease.take(this.zk, node);
         return lease;
       } catch (e) {
@@ -144,7 +148,7 @@ export class Semaphore {
         if (TERMINAL.has(this.zk.state)) throw endedSession(this.zk.state, "acquire", this.path); // the mutex lost with the session
       } finally {
         if (lease === null && ours.node !== null) await deleteNode(this.zk, ours.node).catch(() => {});
-        await mutex.release().catch(() => {});
+        await (released ?? mutex.release().catch(() => {}));
       }
       await untilConnected(this.zk); // a lost link: start again once back (rejects when the session ended)
     }
