@@ -145,10 +145,11 @@ export class TestKdc {
     return new Uint8Array(readFileSync(join(this.dir, file)));
   }
 
-  /** kinit with a keytab into a FILE ccache; returns its path. */
-  kinit(principal: string, keytab: string, ccache: string): string {
+  /** kinit with a keytab into a FILE ccache; returns its path. `life` and `renewable`: kinit -l and -r ("15s", "5m"). */
+  kinit(principal: string, keytab: string, ccache: string, o: { readonly life?: string; readonly renewable?: string } = {}): string {
     const path = join(this.dir, ccache);
-    execFileSync("kinit", ["-k", "-t", keytab, "-c", `FILE:${path}`, principal], { env: this.env, stdio: ["ignore", "pipe", "pipe"] });
+    const times = [...(o.life !== undefined ? ["-l", o.life] : []), ...(o.renewable !== undefined ? ["-r", o.renewable] : [])];
+    execFileSync("kinit", ["-k", "-t", keytab, ...times, "-c", `FILE:${path}`, principal], { env: this.env, stdio: ["ignore", "pipe", "pipe"] });
     return path;
   }
 
