@@ -5,7 +5,8 @@
 // refused with an error naming the enctype, a client principal the KDC does not know, and tickets past a short lifetime (a principal with a 15 s
 // max life): once they have expired, a link cut is followed by a fresh login from the keytab on the same
 // session, while a ccache whose tickets have expired is refused with "run kinit", and a client on a ccache whose
-// TGT is renewable (kinit -r) has renewed it in memory (the file untouched) and logs in again with it. Real MIT KDC
+// TGT is renewable (kinit -r) has renewed it in memory (the file untouched) and logs in again with it, while one on a
+// non-renewable TGT fails that reconnect with "run kinit" and stays disconnected. Real MIT KDC
 // (test/support/kdc.ts) and a real Kerberized 3.8.0 server. Under CI=true a missing KDC package fails the file.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -198,7 +199,7 @@ describeWithKdc("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKe
     assert.match(d.message, /des-cbc-md5/);
   }, 30_000);
 
-  it("past a 15 s ticket life: an expired ccache is refused (run kinit); the keytab client logs in afresh after a link cut; a renewable ccache's TGT is renewed in memory and serves that reconnect", async () => {
+  it("past a 15 s ticket life: an expired ccache is refused (run kinit); the keytab client logs in afresh after a link cut; a renewable ccache's TGT is renewed in memory and serves that reconnect, a non-renewable one's fails it (run kinit; disconnected)", async () => {
     const who = `short@${realm.kdc.realm}`;
     realm.kdc.addPrincipal(who, { requiresPreauth: true, maxLife: "15 seconds" });
     const keytab = realm.kdc.ktadd(who, "short.keytab");
@@ -217,13 +218,21 @@ describeWithKdc("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKe
       const logger = { debug: (m: string) => void (m.includes("renewed the TGT") && renewals.push(m)), info: () => {}, warn: () => {}, error: () => {} };
       const zr = await connect(proxy.connectString, { sasl: { mechanism: "GSSAPI", ccache: `FILE:${renewable}`, krb5Config: realm.kdc.krb5Conf, serviceHost: "localhost" }, logger });
       const renewedSession = zr.sessionId;
+      // A non-renewable TGT of a 15 s life (a principal whose tickets are never renewable), the ccache of a third client.
+      const fixed = `shortfixed@${realm.kdc.realm}`;
+      realm.kdc.addPrincipal(fixed, { requiresPreauth: true, maxLife: "15 seconds", maxRenewLife: "0" });
+      const nonRenewable = realm.kdc.kinit(fixed, realm.kdc.ktadd(fixed, "shortfixed.keytab"), "fixed.cc", { life: "15s" });
+      const fixedTgt = loadCcache(nonRenewable).credentials.find((c) => c.server.components[0] === "krbtgt")!;
+      assert.equal(fixedTgt.flags & TicketFlags.RENEWABLE, 0, "a renewable TGT for a principal of max renewable life 0");
+      const failed: string[] = [];
+      const fixedLogger = { debug: (m: string) => void (m.includes("failed") && failed.push(m)), info: () => {}, warn: () => {}, error: () => {} };
+      const zf = await connect(proxy.connectString, { sasl: { mechanism: "GSSAPI", ccache: `FILE:${nonRenewable}`, krb5Config: realm.kdc.krb5Conf, serviceHost: "localhost" }, logger: fixedLogger });
       const zk = await connect(proxy.connectString, { sasl: gssapi(who, keytab) });
       const session = zk.sessionId;
       const path = await zk.create(`${ROOT}/short`, "short-lived tickets", { acl: [{ perms: Perms.ALL, id: { scheme: "sasl", id: who } }] });
       // The KDC's end time for this principal's tickets, issued after the client's: once it has passed, so have the client's.
       const ccache = realm.kdc.kinit(who, keytab, "short.cc");
       const end = Math.max(...loadCcache(ccache).credentials.filter((c) => !c.server.components[0]?.startsWith("X-CACHECONF")).map((c) => c.endTime * 1000));
-      assert.ok(loadCcache(ccache).credentials.every((c) => (c.flags & TicketFlags.RENEWABLE) === 0), "kinit without -r gave a renewable TGT");
       assert.ok(end - Date.now() < 16_000, `the ticket life is not short: ends ${new Date(end).toISOString()}`);
       const logins = (): number => kdcLog().filter((l) => l.includes("AS_REQ") && l.includes("ISSUE") && l.includes(`${who} for krbtgt/`)).length;
       const before = logins();
@@ -258,6 +267,10 @@ describeWithKdc("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKe
       assert.ok(services() >= servicesBefore + 2, `service tickets after the cut: ${services() - servicesBefore} (the keytab client's and the ccache client's)`);
       assert.deepEqual(new Uint8Array(readFileSync(renewable)), new Uint8Array(file), "the ccache file was written");
       assert.equal(statSync(renewable).mtimeMs, mtime, "the ccache file was touched");
+      // The non-renewable TGT past its end: each reconnect fails "expired … run kinit" (may pass: a kinit would mend it), no authFailed.
+      await until("the non-renewable ccache's client to fail a login", () => failed.some((m) => /expired at .*; run kinit/.test(m)), 20_000, 50);
+      process.stderr.write(`[kerberos-connect] non-renewable ccache TGT (${iso(fixedTgt.startTime * 1000)} to ${iso(fixedTgt.endTime * 1000)}), a reconnect: ${failed.find((m) => /run kinit/.test(m))}\n`);
+      assert.equal(zf.state, "disconnected");
       process.stderr.write(`[kerberos-connect] renewable ccache: reconnected ${iso(Date.now())}, past the file TGT's end ${iso(tgt.endTime * 1000)}, the same session; the ccache file unchanged\n`);
     } finally {
       await proxy.close();

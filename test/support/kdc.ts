@@ -79,6 +79,8 @@ export interface PrincipalOptions {
   /** A password (default: random keys). */
   readonly password?: string;
   readonly maxLife?: string;
+  /** Its maximum renewable life ("0": its tickets are never renewable). */
+  readonly maxRenewLife?: string;
 }
 
 export class TestKdc {
@@ -129,7 +131,7 @@ export class TestKdc {
     const e = (o.enctypes ?? ALL_ENCTYPES).map((x) => `${x}:normal`).join(" ");
     const key = o.password !== undefined ? `-pw ${o.password}` : "-randkey";
     const flags = o.requiresPreauth ? " +requires_preauth" : "";
-    const life = o.maxLife ? ` -maxlife "${o.maxLife}"` : "";
+    const life = `${o.maxLife ? ` -maxlife "${o.maxLife}"` : ""}${o.maxRenewLife !== undefined ? ` -maxrenewlife "${o.maxRenewLife}"` : ""}`;
     this.kadmin(`addprinc ${key} -e "${e}"${flags}${life} ${name}`);
   }
 
