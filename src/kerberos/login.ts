@@ -277,7 +277,7 @@ export class KerberosLogin {
       if (samePrincipal(c.client, this.principal) && samePrincipal(c.server, want) && (file === undefined || c.endTime > file.endTime)) file = c;
     }
     // A newer TGT in the file (the user's kinit -R, k5start) wins over the one renewed here.
-    if (file !== undefined && this.#renewed !== undefined && file.endTime * 1000 >= this.#renewed.endTime) this.#renewed = undefined;
+    if (file !== undefined && this.#renewed !== undefined && file.endTime * 1000 > this.#renewed.endTime) this.#renewed = undefined;
     const tgt = this.#renewed ?? (file !== undefined ? fromCcache(file) : undefined);
     this.#current = tgt;
     if (this.#timer === undefined) this.#schedule();
