@@ -259,7 +259,14 @@ export class KerberosLogin {
 
   #ccacheTicket(server: Principal): KerberosCredential | undefined {
     const now = this.#ctx.now();
-    const creds = this.#ccacheCreds();
+    let creds: Credential[];
+    try {
+      creds = this.#ccacheCreds();
+    } catch (e) {
+      // The file being rewritten: a TGT renewed here and still valid gets the service ticket (#ccacheTgt).
+      if (this.#renewed === undefined || now >= this.#renewed.endTime) throw e;
+      return undefined;
+    }
     this.#pickTgt(creds); // the renewal timer watches the TGT even while the ccache's service ticket is used
     for (const c of creds) {
       if (samePrincipal(c.client, this.principal) && samePrincipal(c.server, server) && c.endTime * 1000 > now + 60_000) return fromCcache(c);
