@@ -723,6 +723,35 @@ export interface TgsRequest {
 export const KDC_OPT_CANONICALIZE = 0x00010000;
 
 /**
+ * KDCOptions renew (bit 30, RFC 4120 §3.3.3, §5.4.1): the ticket of the request's AP-REQ is renewed. It must be
+ * renewable and not yet past its end time; the KDC gives it a new end time, its old life from now, never past its
+ * renew-till.
+ */
+export const KDC_OPT_RENEW = 0x00000002;
+
+/** The ticket flag renewable (bit 8, RFC 4120 §5.3), in the 32-bit form of KerberosCredential.flags. */
+export const TKT_FLG_RENEWABLE = 0x00800000;
+
+/** Whether `c` may be renewed at `now` (ms since the epoch): flagged renewable, not yet past its end time nor its renew-till. */
+export function isRenewable(c: KerberosCredential, now: number): boolean {
+  return (c.flags & TKT_FLG_RENEWABLE) !== 0 && c.renewTill !== undefined && now < c.renewTill && now < c.endTime;
+}
+
+/**
+ * Renews a ticket, usually the TGT (RFC 4120 §3.3.3): a TGS-REQ with the renew option for the ticket's own server,
+ * the ticket itself in the AP-REQ, till and rtime its renew-till. Throws KerberosError (expired) when it is not
+ * renewable any more (past its end time or its renew-till: a new one is needed, kinit), else as tgsExchange.
+ */
+export function renewExchange(ctx: KdcContext, ticket: KerberosCredential): Promise<KerberosCredential> {
+  // The ticket's forwardable, proxiable, may-postdate and renewable flags asked for again (their KDCOptions bits are
+  // the same): without the renewable option, MIT's KDC renews a ticket into one that is not renewable any more.
+  return tgsExchange(ctx, { tgt: ticket, server: ticket.server, options: KDC_OPT_RENEW | (ticket.flags & KEPT_FLAGS) });
+}
+
+/** Ticket flags that are KDCOptions of the same bit: forwardable (1), proxiable (3), may-postdate (5), renewable (8). */
+const KEPT_FLAGS = 0x40000000 | 0x10000000 | 0x04000000 | TKT_FLG_RENEWABLE;
+
+/**
  * The TGS exchange (RFC 4120 §3.3): a service ticket from a TGT. The PA-TGS-REQ AP-REQ's authenticator
  * (key usage 7) carries the checksum (key usage 6) of the req-body's DER.
  */
@@ -734,6 +763,16 @@ export async function tgsExchange(ctx: KdcContext, req: TgsRequest): Promise<Ker
   if (tgt.endTime <= now) {
     throw new KerberosError(KerberosErrorReason.Expired, `the TGT of ${cs} expired at ${iso(new Date(tgt.endTime))}; get a new one (kinit, or a keytab)`);
   }
+  const renew = ((req.options ?? 0) & KDC_OPT_RENEW) !== 0;
+  if (renew && !isRenewable(tgt, now)) {
+    const till = tgt.renewTill;
+    throw new KerberosError(
+      KerberosErrorReason.Expired,
+      (tgt.flags & TKT_FLG_RENEWABLE) === 0 || till === undefined
+        ? `the ticket of ${cs} for ${ss} is not renewable; get a new one (kinit, or a keytab)`
+        : `the ticket of ${cs} for ${ss} was renewable until ${iso(new Date(till))}; get a new one (kinit, or a keytab)`,
+    );
+  }
   const nonce = newNonce();
   const lifetime = req.lifetimeMs ?? ctx.config.ticketLifetimeMs;
   const body: KdcReqBody = {
@@ -742,8 +781,9 @@ export async function tgsExchange(ctx: KdcContext, req: TgsRequest): Promise<Ker
     realm: server.realm,
     sname: toName(server),
     from: undefined,
-    till: new Date(Math.min(now + lifetime, tgt.endTime)),
-    rtime: undefined,
+    // A renewal: the KDC sets the end time (the old life from now, within renew-till); till and rtime say renew-till.
+    till: renew && tgt.renewTill !== undefined ? new Date(tgt.renewTill) : new Date(Math.min(now + lifetime, tgt.endTime)),
+    rtime: renew && tgt.renewTill !== undefined ? new Date(tgt.renewTill) : undefined,
     nonce,
     etypes: [...(req.enctypes ?? SUPPORTED_ENCTYPES)],
   };

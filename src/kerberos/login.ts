@@ -2,13 +2,18 @@
 // tickets, cached and renewed as their end nears (80% of their life by default), fetched through the KDC
 // exchanges of kdc.ts. It reads files; its network is the KdcDialer and UdpExchange it is given.
 //
+// A ccache's renewable TGT is renewed (a TGS-REQ with the renew option) past 80% of its life, never past its
+// renew-till, and the renewed TGT kept in memory: the ccache file is never written. A TGT in the file that ends
+// later (the user's kinit -R, k5start) is taken instead. With keepRenewed, a timer on the given clock renews it
+// while nobody logs in, so a long session finds it alive at its next reconnect; close() stops it.
+//
 //   const login = new KerberosLogin({ keytab, principal, krb5Config, now, dial, udp });   // sync, reads files
 //   const cred  = await login.serviceTicket("zookeeper", host);   // AS/TGS as needed; cached, renewed
 import { existsSync } from "node:fs";
 import * as process from "node:process"; // a namespace import: the CommonJS build has no default-import interop
 import { CcacheError, KerberosError, KerberosErrorReason } from "./errors.ts";
 import { serviceTicketAcross, type TgtCache } from "./crossrealm.ts";
-import { asExchange, tgsPrincipal, type KdcContext, type KdcTransportOptions, type KerberosCredential } from "./kdc.ts";
+import { asExchange, isRenewable, renewExchange, runtimeTimers, tgsPrincipal, type KdcContext, type KdcTransportOptions, type KerberosCredential } from "./kdc.ts";
 import { ccacheFilePath, defaultCcachePath, loadCcache, type Credential } from "./ccache.ts";
 import { loadKeytab, samePrincipal, type Keytab } from "./keytab.ts";
 import { loadKrb5Conf, realmOfHost, type Krb5Config } from "./krb5conf.ts";
@@ -68,7 +73,17 @@ export interface KerberosLoginOptions extends KdcTransportOptions {
   readonly enctypes?: readonly number[];
   /** Sees each KDC request and reply (tests). */
   readonly onMessage?: KdcContext["onMessage"];
+  /**
+   * Keep a ccache's renewable TGT renewed on the clock's timers (past `renewAt` of its life, until its renew-till)
+   * between logins, not only when a login needs it; close() stops it (default false).
+   */
+  readonly keepRenewed?: boolean;
+  /** Told of each renewal of the ccache's TGT: the TGT before and after (its times are the news; no key is logged). */
+  readonly onRenew?: (before: KerberosCredential, after: KerberosCredential) => void;
 }
+
+/** The longest wait of the renewal timer: it wakes at least this often to read the wall clock again (a step, a suspend). */
+const RENEW_CHECK_MS = 300_000;
 
 /**
  * The client's Kerberos identity: its config, keytab or ccache, TGT and service tickets. Construction
@@ -100,6 +115,17 @@ export class KerberosLogin {
    * to be in the middle of a rewrite (kinit, k5start) or a renewal, a transient failure; before, a definite one.
    */
   #served = false;
+  /** The ccache's TGT as renewed by this login (in memory only), while it is newer than the file's. */
+  #renewed: KerberosCredential | undefined;
+  #renewing: Promise<KerberosCredential> | undefined;
+  /** The ccache TGT last in use (the renewed one, else the file's): what the renewal timer watches. */
+  #current: KerberosCredential | undefined;
+  readonly #keepRenewed: boolean;
+  readonly #onRenew: KerberosLoginOptions["onRenew"];
+  #timer: unknown;
+  #closed = false;
+  /** Aborts a background renewal at close(). */
+  readonly #halt = new AbortController();
 
   constructor(o: KerberosLoginOptions) {
     const env = o.env ?? process.env;
@@ -107,6 +133,8 @@ export class KerberosLogin {
     const now = o.now ?? Date.now;
     this.#renewAt = o.renewAt ?? 0.8;
     this.#enctypes = o.enctypes;
+    this.#keepRenewed = o.keepRenewed === true;
+    this.#onRenew = o.onRenew;
     if (o.keytab !== undefined) {
       this.#keytab = loadKeytab(o.keytab);
       if (o.principal !== undefined) this.principal = parsePrincipal(o.principal, this.config.defaultRealm);
@@ -155,9 +183,9 @@ export class KerberosLogin {
     return now < c.endTime && now < c.startTime + (c.endTime - c.startTime) * this.#renewAt;
   }
 
-  /** A TGT for the client's realm (from the keytab: cached until it nears its end). */
+  /** A TGT for the client's realm (from the keytab: cached until it nears its end; from a ccache: renewed past renewAt of its life when renewable). */
   async tgt(signal?: AbortSignal): Promise<KerberosCredential> {
-    if (this.#keytab === undefined) return this.#ccacheTgt();
+    if (this.#keytab === undefined) return this.#ccacheTgt(signal);
     if (this.#tgt !== undefined && this.#fresh(this.#tgt)) return this.#tgt;
     this.#tgtPending ??= asExchange(signal ? { ...this.#ctx, signal } : this.#ctx, { client: this.principal, credentials: { keytab: this.#keytab }, enctypes: this.#enctypes }).finally(() => {
       this.#tgtPending = undefined;
@@ -203,11 +231,19 @@ export class KerberosLogin {
     return cred;
   }
 
-  /** Drops the cached tickets (the next serviceTicket() goes to the KDC). */
+  /** Drops the cached tickets (the next serviceTicket() goes to the KDC; a ccache's TGT renewed in memory is kept). */
   forget(): void {
     this.#tgt = undefined;
     this.#tickets.clear();
     this.#crossTickets.clear();
+  }
+
+  /** Stops the renewal timer (keepRenewed) and any renewal under way; the login still serves tickets on demand. */
+  close(): void {
+    this.#closed = true;
+    this.#halt.abort(new Error("the Kerberos login was closed"));
+    if (this.#timer !== undefined) (this.#ctx.clock ?? runtimeTimers).clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #ccacheCreds(): Credential[] {
@@ -223,30 +259,120 @@ export class KerberosLogin {
 
   #ccacheTicket(server: Principal): KerberosCredential | undefined {
     const now = this.#ctx.now();
-    for (const c of this.#ccacheCreds()) {
+    let creds: Credential[];
+    try {
+      creds = this.#ccacheCreds();
+    } catch (e) {
+      // The file being rewritten: a TGT renewed here and still valid gets the service ticket (#ccacheTgt).
+      if (this.#renewed === undefined || now >= this.#renewed.endTime) throw e;
+      return undefined;
+    }
+    this.#pickTgt(creds); // the renewal timer watches the TGT even while the ccache's service ticket is used
+    for (const c of creds) {
       if (samePrincipal(c.client, this.principal) && samePrincipal(c.server, server) && c.endTime * 1000 > now + 60_000) return fromCcache(c);
     }
     return undefined;
   }
 
-  #ccacheTgt(): KerberosCredential {
+  /** The TGT to use of the file's (`creds`) and the one renewed in memory: the later-ending; arms the renewal timer for it. */
+  #pickTgt(creds: readonly Credential[] | undefined): KerberosCredential | undefined {
     const now = this.#ctx.now();
+    if (this.#renewed !== undefined && now >= this.#renewed.endTime) this.#renewed = undefined;
     const want = tgsPrincipal(this.principal.realm);
-    const tgts = this.#ccacheCreds().filter((c) => samePrincipal(c.client, this.principal) && samePrincipal(c.server, want));
-    const valid = tgts.find((c) => c.endTime * 1000 > now + 60_000);
-    if (valid === undefined) {
-      const last = tgts.map((c) => c.endTime).sort((a, b) => b - a)[0];
-      throw new KerberosError(
-        KerberosErrorReason.Expired,
-        last === undefined
-          ? `the ccache ${this.#ccachePath} has no TGT for ${principalToString(this.principal)}; run kinit`
-          : `the TGT of ${principalToString(this.principal)} in the ccache ${this.#ccachePath} expired at ${new Date(last * 1000).toISOString()}; run kinit`,
-        { transient: this.#served },
-      );
+    let file: Credential | undefined;
+    for (const c of creds ?? []) {
+      if (samePrincipal(c.client, this.principal) && samePrincipal(c.server, want) && (file === undefined || c.endTime > file.endTime)) file = c;
     }
-    return fromCcache(valid);
+    // A newer TGT in the file (the user's kinit -R, k5start) wins over the one renewed here.
+    if (file !== undefined && this.#renewed !== undefined && file.endTime * 1000 > this.#renewed.endTime) this.#renewed = undefined;
+    const tgt = this.#renewed ?? (file !== undefined ? fromCcache(file) : undefined);
+    this.#current = tgt;
+    if (this.#timer === undefined) this.#schedule();
+    return tgt;
+  }
+
+  async #ccacheTgt(signal?: AbortSignal): Promise<KerberosCredential> {
+    let creds: Credential[] | undefined;
+    try {
+      creds = this.#ccacheCreds();
+    } catch (e) {
+      // The file being rewritten (kinit, k5start): a TGT renewed here and still valid does without it.
+      if (this.#renewed === undefined || this.#ctx.now() >= this.#renewed.endTime) throw e;
+    }
+    const tgt = this.#pickTgt(creds);
+    const now = this.#ctx.now();
+    if (tgt !== undefined && extendable(tgt, now)) {
+      if (this.#fresh(tgt)) return tgt;
+      try {
+        return await this.#renew(tgt, signal);
+      } catch (e) {
+        // Not renewed (the KDC down, or refusing): the TGT still serves while a good part of its life is left.
+        if (usable(tgt, now)) return tgt;
+        if (e instanceof KerberosError && e.transient) throw e;
+        throw this.#expired(tgt.endTime, `; renewing it failed: ${(e as Error).message}`);
+      }
+    }
+    if (tgt !== undefined && usable(tgt, now)) return tgt;
+    throw this.#expired(tgt?.endTime);
+  }
+
+  #expired(endTime: number | undefined, more = ""): KerberosError {
+    return new KerberosError(
+      KerberosErrorReason.Expired,
+      endTime === undefined
+        ? `the ccache ${this.#ccachePath} has no TGT for ${principalToString(this.principal)}; run kinit`
+        : `the TGT of ${principalToString(this.principal)} in the ccache ${this.#ccachePath} expired at ${new Date(endTime).toISOString()}${more}; run kinit`,
+      { transient: this.#served },
+    );
+  }
+
+  /** Renews the ccache's TGT (one renewal at a time) and keeps the result in memory; the file is not written. */
+  #renew(tgt: KerberosCredential, signal?: AbortSignal): Promise<KerberosCredential> {
+    this.#renewing ??= renewExchange(signal ? { ...this.#ctx, signal } : this.#ctx, tgt)
+      .then((renewed) => {
+        this.#renewed = renewed;
+        this.#current = renewed;
+        this.#schedule();
+        this.#onRenew?.(tgt, renewed);
+        return renewed;
+      })
+      .finally(() => {
+        this.#renewing = undefined;
+      });
+    return this.#renewing;
+  }
+
+  /**
+   * keepRenewed: a timer for the current TGT's renewal, past renewAt of its life (at most RENEW_CHECK_MS away, to read
+   * the wall clock again); when that moment has passed (a renewal failed), again in a quarter of what is left of it,
+   * between 1 s and 1 min. Nothing to renew (not renewable, past renew-till or its end): no timer; the next login looks again.
+   */
+  #schedule(): void {
+    if (!this.#keepRenewed || this.#closed || this.#keytab !== undefined) return;
+    const timers = this.#ctx.clock ?? runtimeTimers;
+    if (this.#timer !== undefined) timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const tgt = this.#current;
+    const now = this.#ctx.now();
+    if (tgt === undefined || !extendable(tgt, now)) return;
+    const due = tgt.startTime + (tgt.endTime - tgt.startTime) * this.#renewAt;
+    const wait = due > now ? Math.min(RENEW_CHECK_MS, due - now) : Math.min(60_000, Math.max(1000, (tgt.endTime - now) / 4));
+    this.#timer = timers.setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#closed) return;
+      this.#ccacheTgt(this.#halt.signal).then(
+        () => this.#schedule(),
+        () => this.#schedule(), // the next login reports it; the timer tries again while there is something to renew
+      );
+    }, Math.ceil(wait));
   }
 }
+
+/** Renewable, and a renewal would move its end: it ends before its renew-till. */
+const extendable = (c: KerberosCredential, now: number): boolean => isRenewable(c, now) && c.endTime < (c.renewTill ?? 0);
+
+/** A TGT to get service tickets with: a minute of its life left, or a fifth of a shorter one. */
+const usable = (c: KerberosCredential, now: number): boolean => c.endTime - now > Math.min(60_000, (c.endTime - c.startTime) / 5);
 
 /** Loads a ccache; a missing one says where the path came from and what to do (kinit, or a keytab). */
 function readCcache(path: string, from: string): ReturnType<typeof loadCcache> {

@@ -4,11 +4,13 @@
 // and the GSS wrap tokens are all of that enctype; the real KDC's log says which it issued), RC4 and DES keys
 // refused with an error naming the enctype, a client principal the KDC does not know, and tickets past a short lifetime (a principal with a 15 s
 // max life): once they have expired, a link cut is followed by a fresh login from the keytab on the same
-// session, while a ccache whose tickets have expired is refused with "run kinit". Real MIT KDC
+// session, while a ccache whose tickets have expired is refused with "run kinit", and a client on a ccache whose
+// TGT is renewable (kinit -r) has renewed it in memory (the file untouched) and logs in again with it, while one on a
+// non-renewable TGT fails that reconnect with "run kinit" and stays disconnected. Real MIT KDC
 // (test/support/kdc.ts) and a real Kerberized 3.8.0 server. Under CI=true a missing KDC package fails the file.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { it } from "../support/bdd.ts";
@@ -16,7 +18,7 @@ import { afterAll, beforeAll } from "../support/secure-hooks.ts";
 import { lookup } from "node:dns/promises";
 import { ErrorCode, Perms, ZooKeeper, type ConnectOptions, type KerberosResolver, type SaslGssapiOptions, type Transport } from "../../src/index.ts";
 import { defaultTransport } from "../../src/client/transport/transport.ts";
-import { loadCcache } from "../../src/kerberos/ccache.ts";
+import { loadCcache, TicketFlags } from "../../src/kerberos/ccache.ts";
 import { startFaultProxy } from "../support/fault-proxy.ts";
 import { ALL_ENCTYPES, describeWithKdc, refusal, startRealm, type Realm } from "../support/kdc.ts";
 import { until, untilState } from "../support/wait.ts";
@@ -197,12 +199,34 @@ describeWithKdc("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKe
     assert.match(d.message, /des-cbc-md5/);
   }, 30_000);
 
-  it("past a 15 s ticket life: an expired ccache is refused (run kinit); the keytab client logs in afresh after a link cut", async () => {
+  it("past a 15 s ticket life: an expired ccache is refused (run kinit); the keytab client logs in afresh after a link cut; a renewable ccache's TGT is renewed in memory and serves that reconnect, a non-renewable one's fails it (run kinit; disconnected)", async () => {
     const who = `short@${realm.kdc.realm}`;
     realm.kdc.addPrincipal(who, { requiresPreauth: true, maxLife: "15 seconds" });
     const keytab = realm.kdc.ktadd(who, "short.keytab");
     const proxy = await startFaultProxy("127.0.0.1", realm.srv.server.clientPort);
+    const krbtgt = `krbtgt/${realm.kdc.realm}@${realm.kdc.realm}`;
+    const iso = (ms: number): string => new Date(ms).toISOString();
     try {
+      // A renewable TGT of a 15 s life (kinit -l 15s -r 5m), the ccache of a second client.
+      const renewable = realm.kdc.kinit(who, keytab, "renewable.cc", { life: "15s", renewable: "5m" });
+      const file = readFileSync(renewable);
+      const mtime = statSync(renewable).mtimeMs;
+      const tgt = loadCcache(renewable).credentials.find((c) => c.server.components.join("/") === `krbtgt/${realm.kdc.realm}`)!;
+      assert.ok((tgt.flags & TicketFlags.RENEWABLE) !== 0 && tgt.renewTill > tgt.endTime + 200, `not renewable: ${JSON.stringify({ end: tgt.endTime, renewTill: tgt.renewTill })}`);
+      process.stderr.write(`[kerberos-connect] renewable ccache TGT: ${iso(tgt.startTime * 1000)} to ${iso(tgt.endTime * 1000)}, renewable until ${iso(tgt.renewTill * 1000)}\n`);
+      const renewals: string[] = [];
+      const logger = { debug: (m: string) => void (m.includes("renewed the TGT") && renewals.push(m)), info: () => {}, warn: () => {}, error: () => {} };
+      const zr = await connect(proxy.connectString, { sasl: { mechanism: "GSSAPI", ccache: `FILE:${renewable}`, krb5Config: realm.kdc.krb5Conf, serviceHost: "localhost" }, logger });
+      const renewedSession = zr.sessionId;
+      // A non-renewable TGT of a 15 s life (a principal whose tickets are never renewable), the ccache of a third client.
+      const fixed = `shortfixed@${realm.kdc.realm}`;
+      realm.kdc.addPrincipal(fixed, { requiresPreauth: true, maxLife: "15 seconds", maxRenewLife: "0" });
+      const nonRenewable = realm.kdc.kinit(fixed, realm.kdc.ktadd(fixed, "shortfixed.keytab"), "fixed.cc", { life: "15s" });
+      const fixedTgt = loadCcache(nonRenewable).credentials.find((c) => c.server.components[0] === "krbtgt")!;
+      assert.equal(fixedTgt.flags & TicketFlags.RENEWABLE, 0, "a renewable TGT for a principal of max renewable life 0");
+      const failed: string[] = [];
+      const fixedLogger = { debug: (m: string) => void (m.includes("failed") && failed.push(m)), info: () => {}, warn: () => {}, error: () => {} };
+      const zf = await connect(proxy.connectString, { sasl: { mechanism: "GSSAPI", ccache: `FILE:${nonRenewable}`, krb5Config: realm.kdc.krb5Conf, serviceHost: "localhost" }, logger: fixedLogger });
       const zk = await connect(proxy.connectString, { sasl: gssapi(who, keytab) });
       const session = zk.sessionId;
       const path = await zk.create(`${ROOT}/short`, "short-lived tickets", { acl: [{ perms: Perms.ALL, id: { scheme: "sasl", id: who } }] });
@@ -212,18 +236,42 @@ describeWithKdc("SASL GSSAPI edges through connect() (real KDC, Kerberized ZooKe
       assert.ok(end - Date.now() < 16_000, `the ticket life is not short: ends ${new Date(end).toISOString()}`);
       const logins = (): number => kdcLog().filter((l) => l.includes("AS_REQ") && l.includes("ISSUE") && l.includes(`${who} for krbtgt/`)).length;
       const before = logins();
+      // The renewal timer: past 80% of the TGT's life (12 s), before its end.
+      await until("the ccache's TGT to be renewed", () => renewals.length > 0, 20_000, 50);
+      const renewedAt = Date.now();
+      process.stderr.write(`[kerberos-connect] ${renewals[0]}\n`);
+      assert.ok(renewedAt < tgt.endTime * 1000, `renewed at ${iso(renewedAt)}, after the TGT's end ${iso(tgt.endTime * 1000)}`);
+      const renewedLine = kdcLog().filter((l) => l.includes("TGS_REQ") && l.includes("ISSUE") && l.includes(`${who} for ${krbtgt}`));
+      assert.equal(renewedLine.length, 1, `the KDC's renewal (a TGS-REQ for ${krbtgt}): ${renewedLine.join("\n")}`);
+      const [, from, to] = /now (\S+) to (\S+),/.exec(renewals[0]!) ?? [];
+      assert.ok(Date.parse(to!) > tgt.endTime * 1000 + 5000, `the renewed TGT ends ${to}, the file's ${iso(tgt.endTime * 1000)}`);
+      assert.ok(Date.parse(to!) - Date.parse(from!) <= 15_000, `a life of 15 s at most: ${from} to ${to}`);
       await until(`the tickets of ${who} to expire (${new Date(end).toISOString()})`, () => Date.now() > end + 1000, 30_000, 100);
 
       const expired = await refused({ sasl: { mechanism: "GSSAPI", ccache: `FILE:${ccache}`, krb5Config: realm.kdc.krb5Conf, serviceHost: "localhost" } }, "expired ccache");
       assert.equal(expired.code, ErrorCode.AUTHFAILED);
       assert.match(expired.message, /expired at \d{4}-\d\d-\d\dT[\d:.]+Z; run kinit/);
 
+      const services = (): number => kdcLog().filter((l) => l.includes("TGS_REQ") && l.includes("ISSUE") && l.includes(`${who} for ${realm.srv.principal}`)).length;
+      const servicesBefore = services();
       proxy.cut();
-      await untilState(zk, "disconnected");
-      await untilState(zk, "connected");
+      await Promise.all([untilState(zk, "disconnected"), untilState(zr, "disconnected")]);
+      await Promise.all([untilState(zk, "connected"), untilState(zr, "connected")]);
       assert.equal(dec((await zk.getData(path)).data), "short-lived tickets");
       assert.equal(zk.sessionId, session);
       assert.ok(logins() > before, `no new AS exchange for ${who} after its tickets expired (${logins()} logins)`);
+      // The ccache client past its file TGT's end: a new service ticket from the renewed TGT (the file's has expired).
+      assert.ok(Date.now() > tgt.endTime * 1000, "the file's TGT has not ended yet");
+      assert.equal(dec((await zr.getData(path)).data), "short-lived tickets");
+      assert.equal(zr.sessionId, renewedSession);
+      assert.ok(services() >= servicesBefore + 2, `service tickets after the cut: ${services() - servicesBefore} (the keytab client's and the ccache client's)`);
+      assert.deepEqual(new Uint8Array(readFileSync(renewable)), new Uint8Array(file), "the ccache file was written");
+      assert.equal(statSync(renewable).mtimeMs, mtime, "the ccache file was touched");
+      // The non-renewable TGT past its end: each reconnect fails "expired … run kinit" (may pass: a kinit would mend it), no authFailed.
+      await until("the non-renewable ccache's client to fail a login", () => failed.some((m) => /expired at .*; run kinit/.test(m)), 20_000, 50);
+      process.stderr.write(`[kerberos-connect] non-renewable ccache TGT (${iso(fixedTgt.startTime * 1000)} to ${iso(fixedTgt.endTime * 1000)}), a reconnect: ${failed.find((m) => /run kinit/.test(m))}\n`);
+      assert.equal(zf.state, "disconnected");
+      process.stderr.write(`[kerberos-connect] renewable ccache: reconnected ${iso(Date.now())}, past the file TGT's end ${iso(tgt.endTime * 1000)}, the same session; the ccache file unchanged\n`);
     } finally {
       await proxy.close();
     }

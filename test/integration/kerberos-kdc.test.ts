@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createSocket } from "node:dgram";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { createServer, type Server } from "node:net";
@@ -20,13 +21,16 @@ import { gssapiMechanism, type GssapiSaslClient } from "../../src/client/sasl/gs
 import { enctype } from "../../src/kerberos/crypto.ts";
 import { KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
 import { GssFlags, unwrap, wrap } from "../../src/kerberos/gss.ts";
-import { asExchange, tgsExchange, udpExchange, type SrvResolver, type UdpExchange } from "../../src/kerberos/kdc.ts";
+import { loadCcache, TicketFlags, type Credential } from "../../src/kerberos/ccache.ts";
+import { asExchange, tgsExchange, udpExchange, type KerberosCredential, type SrvResolver, type UdpExchange } from "../../src/kerberos/kdc.ts";
 import { loadKeytab } from "../../src/kerberos/keytab.ts";
 import { loadKrb5Conf } from "../../src/kerberos/krb5conf.ts";
 import { KerberosLogin, parsePrincipal, type KerberosLoginOptions } from "../../src/kerberos/login.ts";
 import { decodeKdcRep } from "../../src/kerberos/messages.ts";
 import { KeyBlock } from "../../src/kerberos/types.ts";
 import { acceptSecContext, buildApRep, encodeKrbError } from "../support/kerberos-peer.ts";
+import { ManualClock } from "../support/fake-clock.ts";
+import { until } from "../support/wait.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -222,6 +226,62 @@ describeWithKdc("Kerberos against a real MIT KDC", "kerberos-kdc", () => {
     // An expired ccache says to run kinit.
     const l3 = login({ ccache: cc, now: () => Date.now() + 30 * 86400_000 });
     await rejects(l3.serviceTicket("zookeeper", "localhost"), KerberosErrorReason.Expired, /expired at .*; run kinit/);
+  });
+
+  it("a renewable kinit ccache (-l 5m -r 10m): renewed past 80% of its life on keepRenewed's timer (wall time stepped), kept in memory (the file untouched), a later kinit in the file wins, past renew-till 'run kinit'; close() stops the timer", async () => {
+    kdc.addPrincipal("renewer", { requiresPreauth: true });
+    const keytab = kdc.ktadd("renewer", "renewer.keytab");
+    const cc = kdc.kinit("renewer", keytab, "renewer.ccache", { life: "5m", renewable: "10m" });
+    const file = readFileSync(cc);
+    const tgtIn = (path: string): Credential => loadCcache(path).credentials.find((c) => c.server.components[0] === "krbtgt")!;
+    const first = tgtIn(cc);
+    const renewalsAtKdc = (): number => readFileSync(join(kdc.dir, "kdc.log"), "utf8").split("\n").filter((l) => l.includes("TGS_REQ") && l.includes("ISSUE") && l.includes(`renewer@${kdc.realm} for krbtgt/`)).length;
+    let offset = 0;
+    const clock = new ManualClock();
+    const renewals: Array<[KerberosCredential, KerberosCredential]> = [];
+    // The manual clock runs the KDC attempts' timeouts too: longer than any advance below, so none fires while the real KDC answers.
+    const l = login({ ccache: cc, now: () => Date.now() + offset, clock, timeoutMs: 3_600_000, keepRenewed: true, onRenew: (before, after) => void renewals.push([before, after]) });
+    const iso = (ms: number): string => new Date(ms).toISOString();
+    // Fresh: the file's TGT, no KDC request; the timer is set for 80% of its life (240 s).
+    assert.equal((await l.tgt()).endTime, first.endTime * 1000);
+    assert.equal(renewalsAtKdc(), 0);
+    await clock.advance(230_000);
+    assert.equal(renewals.length, 0, "renewed before 80% of its life");
+    // The wall clock 250 s on (within the KDC's 5 min skew): the timer's renewal, a TGS-REQ for krbtgt with the renew option.
+    offset = 250_000;
+    await clock.advance(20_000);
+    await until("the timer's renewal", () => renewals.length === 1, 10_000, 20);
+    const [before, after] = renewals[0]!;
+    process.stderr.write(`[kerberos-kdc] renewed on the timer: ${iso(before.startTime)} to ${iso(before.endTime)} → ${iso(after.startTime)} to ${iso(after.endTime)}, renewable until ${iso(after.renewTill!)}\n`);
+    assert.equal(renewalsAtKdc(), 1);
+    assert.equal(before.endTime, first.endTime * 1000);
+    assert.equal(after.renewTill, first.renewTill * 1000, "renew-till kept");
+    assert.ok(after.endTime >= before.endTime && after.endTime - after.startTime <= 300_000, `${iso(after.startTime)} to ${iso(after.endTime)}`);
+    assert.ok((after.flags & TicketFlags.RENEWABLE) !== 0, "the renewed TGT is renewable still");
+    // Kept in memory: the next login uses it (the clock back right: it is fresh), no KDC request; the file as kinit wrote it.
+    offset = 0;
+    assert.equal(await l.tgt(), after);
+    assert.equal(renewalsAtKdc(), 1);
+    assert.deepEqual(new Uint8Array(readFileSync(cc)), new Uint8Array(file), "the ccache file was written");
+    const svc = await l.serviceTicket("zookeeper", "localhost");
+    assert.ok(svc.endTime <= after.endTime);
+    // The user's kinit: the file's TGT ends later than the one renewed here, and wins.
+    kdc.kinit("renewer", keytab, "renewer.ccache", { life: "8m", renewable: "10m" });
+    const second = tgtIn(cc);
+    assert.ok(second.endTime * 1000 > after.endTime, "the new kinit's TGT does not end later");
+    assert.equal((await l.tgt()).endTime, second.endTime * 1000);
+    // Past its renew-till (and its end): no KDC request, the expired error.
+    offset = (second.renewTill - second.startTime) * 1000 + 60_000;
+    await rejects(l.tgt(), KerberosErrorReason.Expired, /expired at .*; run kinit/);
+    assert.equal(renewalsAtKdc(), 1);
+    // close(): no timer fires any more.
+    offset = 0;
+    await l.tgt();
+    l.close();
+    offset = 7 * 60_000;
+    await clock.advance(8 * 60_000);
+    assert.equal(renewals.length, 1);
+    assert.equal(renewalsAtKdc(), 1);
   });
 
   it("UDP by default (the request is under udp_preference_limit)", async () => {

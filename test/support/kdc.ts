@@ -82,6 +82,8 @@ export interface PrincipalOptions {
   /** A password (default: random keys). */
   readonly password?: string;
   readonly maxLife?: string;
+  /** Its maximum renewable life ("0": its tickets are never renewable). */
+  readonly maxRenewLife?: string;
 }
 
 export class TestKdc {
@@ -132,7 +134,7 @@ export class TestKdc {
     const e = (o.enctypes ?? ALL_ENCTYPES).map((x) => `${x}:normal`).join(" ");
     const key = o.password !== undefined ? `-pw ${o.password}` : "-randkey";
     const flags = o.requiresPreauth ? " +requires_preauth" : "";
-    const life = o.maxLife ? ` -maxlife "${o.maxLife}"` : "";
+    const life = `${o.maxLife ? ` -maxlife "${o.maxLife}"` : ""}${o.maxRenewLife !== undefined ? ` -maxrenewlife "${o.maxRenewLife}"` : ""}`;
     this.kadmin(`addprinc ${key} -e "${e}"${flags}${life} ${name}`);
   }
 
@@ -148,10 +150,11 @@ export class TestKdc {
     return new Uint8Array(readFileSync(join(this.dir, file)));
   }
 
-  /** kinit with a keytab into a FILE ccache; returns its path. */
-  kinit(principal: string, keytab: string, ccache: string): string {
+  /** kinit with a keytab into a FILE ccache; returns its path. `life` and `renewable`: kinit -l and -r ("15s", "5m"). */
+  kinit(principal: string, keytab: string, ccache: string, o: { readonly life?: string; readonly renewable?: string } = {}): string {
     const path = join(this.dir, ccache);
-    execFileSync("kinit", ["-k", "-t", keytab, "-c", `FILE:${path}`, principal], { env: this.env, stdio: ["ignore", "pipe", "pipe"] });
+    const times = [...(o.life !== undefined ? ["-l", o.life] : []), ...(o.renewable !== undefined ? ["-r", o.renewable] : [])];
+    execFileSync("kinit", ["-k", "-t", keytab, ...times, "-c", `FILE:${path}`, principal], { env: this.env, stdio: ["ignore", "pipe", "pipe"] });
     return path;
   }
 

@@ -6,10 +6,11 @@ import type { HostPort } from "../../protocol/connect-string.ts";
 import { type Clock, wallTime } from "../clock.ts";
 import { digestMd5 } from "./index.ts";
 import { KerberosError, KerberosErrorReason } from "../../kerberos/errors.ts";
+import type { KerberosCredential } from "../../kerberos/kdc.ts";
 import type { KerberosLogin } from "../../kerberos/login.ts";
 import { principalToString } from "../../kerberos/types.ts";
 import type { Dialer } from "../transport/transport.ts";
-import type { ConnectOptions, SaslGssapiOptions } from "../types.ts";
+import type { ConnectOptions, Logger, SaslGssapiOptions } from "../types.ts";
 
 /** A SASL client mechanism: tokens in, tokens out. */
 export interface SaslClient {
@@ -63,6 +64,8 @@ export interface SaslContext {
   clock: Clock;
   /** The session's connectTimeout: a KDC that does not answer must be named before it ends. */
   connectTimeout: number;
+  /** The session's logger (GSSAPI: each renewal of a ccache's TGT, on debug). */
+  logger?: Logger;
 }
 
 /**
@@ -70,7 +73,10 @@ export interface SaslContext {
  * (terminal: AUTHFAILED), or another Error when the failure may pass (KerberosError.transient: no KDC answered, a
  * KDC busy, clocks apart, a ccache being rewritten): that attempt fails and the session tries again.
  */
-export type SaslFactory = (host: HostPort) => SaslClient | Promise<SaslClient>;
+export type SaslFactory = ((host: HostPort) => SaslClient | Promise<SaslClient>) & {
+  /** The session is closing or has ended: stop what the factory keeps running (GSSAPI: the TGT renewal timer). */
+  readonly close?: () => void;
+};
 
 /** The mechanism factory for ConnectOptions.sasl (a fresh mechanism per connection). */
 export function saslFactory(o: NonNullable<ConnectOptions["sasl"]>, ctx: SaslContext): SaslFactory {
@@ -106,14 +112,22 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
   // the usual 3 s, so that a silent KDC (a UDP datagram into the void) is named within the connect timeout.
   const timeoutMs = Math.max(250, Math.min(3000, Math.floor(ctx.connectTimeout / 4)));
   let login: KerberosLogin | undefined;
-  return async (host) => {
+  let closed = false;
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  // A ccache's renewable TGT is kept renewed between reconnects (in memory; the file is not written).
+  const onRenew = (before: KerberosCredential, after: KerberosCredential): void =>
+    ctx.logger?.debug(
+      `Kerberos: renewed the TGT of ${principalToString(after.client)} (in memory; the ccache is not written): it ended ${iso(before.endTime)}, now ${iso(after.startTime)} to ${iso(after.endTime)}, renewable until ${after.renewTill === undefined ? "-" : iso(after.renewTill)}`,
+    );
+  const factory = async (host: HostPort): Promise<SaslClient> => {
     let service = o.serverPrincipal ?? `${serviceName}/${o.serviceHost ?? host.host}`;
     try {
       // The Kerberos client (src/kerberos: crypto, DER, keytab and ccache readers, KDC exchange, the UDP socket) is
       // loaded by the first GSSAPI connection: a client without Kerberos neither parses it nor keeps it in its heap (about 2 MB).
       const krb = await import("./gssapi.ts");
       const resolver = krb.systemResolver(o.resolver ?? {});
-      login ??= krb.sessionLogin(options, { now, dial: ctx.dialer, clock: ctx.clock, timeoutMs }, resolver);
+      login ??= krb.sessionLogin({ ...options, keepRenewed: true, onRenew }, { now, dial: ctx.dialer, clock: ctx.clock, timeoutMs }, resolver);
+      if (closed) login.close();
       const server = await krb.serverPrincipalFor({ ...o, serviceName }, login, host, resolver, { clock: ctx.clock, ms: timeoutMs });
       service = principalToString(server);
       const l = login;
@@ -135,4 +149,10 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
       throw new SaslRefused(message);
     }
   };
+  return Object.assign(factory, {
+    close: (): void => {
+      closed = true;
+      login?.close();
+    },
+  });
 }

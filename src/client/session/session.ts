@@ -193,7 +193,10 @@ export class Session implements ConnectionOwner, AttemptOwner {
     this.phase = next;
     if (prev.kind === "connected") prev.probe?.stop();
     if (prev.kind === "disconnected" && prev.expiry !== null) this.timers.clearTimeout(prev.expiry);
-    if (next.kind === "closing" || next.kind === "ended") this.halt?.abort("the session is closing");
+    if (next.kind === "closing" || next.kind === "ended") {
+      this.halt?.abort("the session is closing");
+      this.#o.sasl?.close?.(); // GSSAPI: the TGT renewal timer
+    }
     if (next.kind === "connected" && !this.first.settled) {
       this.firstSettled();
       this.first.resolve();
