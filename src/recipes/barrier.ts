@@ -10,7 +10,9 @@ import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from
 import { ZooKeeperError, isZooKeeperError } from "../client/index.ts";
 import { CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { RecipeStateError } from "./errors.ts";
-import { Serial, TERMINAL, afterConnectionLoss, checkRecipePath, deleteNode, endedSession } from "./support.ts";
+import { checkRecipePath } from "./options.ts";
+import { TERMINAL, afterConnectionLoss, deleteNode, endedSession } from "./reconnects.ts";
+import { Serial } from "./serial.ts";
 
 /** Options of a wait: an abort signal and a timeout (ms). */
 export interface BarrierWaitOptions {

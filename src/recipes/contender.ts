@@ -5,9 +5,10 @@
 import type { SessionState, Stat, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { Op, Transaction, ZooKeeperError, isZooKeeperError } from "../client/index.ts";
 import { ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
-import { ContenderQueue, createContender } from "./candidates.ts";
+import { ContenderQueue, createContender } from "./contender-queue.ts";
 import type { Naming } from "./naming.ts";
-import { Serial, deleteNode } from "./support.ts";
+import { deleteNode } from "./reconnects.ts";
+import { Serial } from "./serial.ts";
 
 /** Where a contender stands. */
 type ContenderPhase =

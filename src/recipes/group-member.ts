@@ -9,7 +9,9 @@ import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { AddWatchMode, CreateMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { MemberIdTakenError } from "./errors.ts";
-import { Serial, deleteNode, reportError } from "./support.ts";
+import { deleteNode } from "./reconnects.ts";
+import { reportError } from "./reporting.ts";
+import { Serial } from "./serial.ts";
 
 const QUIET_MS = 20; // a burst of joins and leaves is read once it has been quiet this long...
 const MAX_MS = 500; // ...or this long after its first change at most

@@ -4,11 +4,14 @@
 import { TypedEventEmitter } from "../client/emitter.ts";
 import type { Stat, ZooKeeper } from "../client/index.ts";
 import { type Transaction, ZooKeeperError, emitIsolated } from "../client/index.ts";
-import { readParticipants, type Participant } from "./candidates.ts";
+import { readParticipants, type Participant } from "./contender-queue.ts";
 import { Contender, guardedTransaction, type ContenderEvents } from "./contender.ts";
 import { ElectionClosedError, LeadershipTimeoutError, NotLeaderError, RecipeStateError } from "./errors.ts";
 import type { ElectionProtocol, Naming } from "./naming.ts";
-import { Lease, Waiters, checkRecipePath, electionOptions, publishRecipe, reportError, runHeld } from "./support.ts";
+import { Lease, runHeld } from "./lease.ts";
+import { checkRecipePath, electionOptions } from "./options.ts";
+import { publishRecipe, reportError } from "./reporting.ts";
+import { Waiters } from "./serial.ts";
 
 export type { Participant };
 
@@ -76,7 +79,7 @@ export class LeaderElection extends TypedEventEmitter<LeaderElectionEvents> {
   }
 
   /**
-   * True only while this participant leads and its lease holds (`zk.heardWithin`: see Lease in support.ts, by
+   * True only while this participant leads and its lease holds (`zk.heardWithin`: see Lease in lease.ts, by
    * `revokeOn`), so a process resuming from a pause reads false at once. `"revoked"` fires when this turns false.
    */
   get isLeader(): boolean {

@@ -6,11 +6,15 @@ import { TypedEventEmitter } from "../client/emitter.ts";
 import type { Stat, TimerHandle, Transaction, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated } from "../client/index.ts";
 import { ErrorCode } from "../protocol/constants.ts";
-import { readParticipants, type Participant } from "./candidates.ts";
+import { readParticipants, type Participant } from "./contender-queue.ts";
 import { Contender, guardedTransaction, type ContenderEvents } from "./contender.ts";
 import { LockNotHeldError, LockNotReentrantError, LockReleasedError, LockTimeoutError } from "./errors.ts";
 import { lockNaming, type LockNaming, type Naming } from "./naming.ts";
-import { Lease, Serial, TERMINAL, checkRecipePath, endedSession, publishRecipe, runHeld } from "./support.ts";
+import { Lease, runHeld } from "./lease.ts";
+import { checkRecipePath } from "./options.ts";
+import { TERMINAL, endedSession } from "./reconnects.ts";
+import { publishRecipe } from "./reporting.ts";
+import { Serial } from "./serial.ts";
 
 /** Why a held lock was lost (the `"lost"` event). */
 export type LockLostReason = "disconnected" | "expired" | "deleted" | "closed";

@@ -9,7 +9,7 @@ import { ErrorCode } from "../protocol/constants.ts";
 import { LockUpgradeError } from "./errors.ts";
 import { LOCK_SIDE, Lock, type LockOptions, type LockSide } from "./lock.ts";
 import { READ_WRITE, type LockNaming } from "./naming.ts";
-import { checkRecipePath } from "./support.ts";
+import { checkRecipePath } from "./options.ts";
 
 /** Options of a ReadWriteLock. */
 export interface ReadWriteLockOptions {

@@ -12,11 +12,13 @@ import { TypedEventEmitter, type TypedEmitter } from "../client/emitter.ts";
 import type { SessionState, TimerHandle, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { CreateMode, ErrorCode, EventType } from "../protocol/constants.ts";
-import { childrenOrNone, createContender } from "./candidates.ts";
+import { childrenOrNone, createContender } from "./contender-queue.ts";
 import { SemaphoreTimeoutError } from "./errors.ts";
 import { Lock, type LockLostReason } from "./lock.ts";
 import { CURATOR_LEASE, type LockNaming } from "./naming.ts";
-import { Lease as Trust, TERMINAL, checkRecipePath, deleteNode, endedSession, untilConnected } from "./support.ts";
+import { Lease as Trust } from "./lease.ts";
+import { checkRecipePath } from "./options.ts";
+import { TERMINAL, deleteNode, endedSession, untilConnected } from "./reconnects.ts";
 
 /** Options of a Semaphore. */
 export interface SemaphoreOptions {

@@ -13,7 +13,10 @@ import { ErrorCode } from "../protocol/constants.ts";
 import { GroupMember, type Member } from "./group-member.ts";
 import { Lock, type LockLostReason } from "./lock.ts";
 import { LockTimeoutError, RecipeStateError } from "./errors.ts";
-import { TERMINAL, Waiters, checkRecipePath, endedSession, reportError, untilConnected } from "./support.ts";
+import { checkRecipePath } from "./options.ts";
+import { TERMINAL, endedSession, untilConnected } from "./reconnects.ts";
+import { reportError } from "./reporting.ts";
+import { Waiters } from "./serial.ts";
 
 /**
  * Where a SetPartitioner stands (kazoo's PartitionState): "allocating" (waiting for a stable party, then taking its

@@ -9,7 +9,9 @@ import { type TypedEmitter, TypedEventEmitter } from "../client/emitter.ts";
 import type { SessionState, Stat, WatchedEvent, Watcher, ZooKeeper } from "../client/index.ts";
 import { OutcomeUnknownError, ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { ErrorCode, EventType } from "../protocol/constants.ts";
-import { TERMINAL, afterConnectionLoss, checkRecipePath, reportError } from "./support.ts";
+import { checkRecipePath } from "./options.ts";
+import { TERMINAL, afterConnectionLoss } from "./reconnects.ts";
+import { reportError } from "./reporting.ts";
 
 /** How the count is stored: a 4-byte big-endian int (Curator SharedCount, kazoo Counter with `support_curator`) or decimal text (kazoo Counter). */
 export type SharedCountNaming = "curator" | "kazoo";

@@ -11,7 +11,7 @@ import type { SessionState, Stat, WatchedEvent, Watcher, ZooKeeper } from "../cl
 import { ZooKeeperError, emitIsolated, isZooKeeperError } from "../client/index.ts";
 import { AddWatchMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { RecipeStateError } from "./errors.ts";
-import { afterConnectionLoss } from "./support.ts";
+import { afterConnectionLoss } from "./reconnects.ts";
 
 /** A cached node: its data and Stat as last read. */
 export interface CachedNode {

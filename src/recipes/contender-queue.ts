@@ -4,7 +4,7 @@ import type { ZooKeeper } from "../client/index.ts";
 import { isZooKeeperError } from "../client/index.ts";
 import { CreateMode, ErrorCode } from "../protocol/constants.ts";
 import { NAMINGS, sortByNaming, type Naming } from "./naming.ts";
-import { afterConnectionLoss, findProtected } from "./support.ts";
+import { afterConnectionLoss, findProtected } from "./reconnects.ts";
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true }); // ids keep a leading U+FEFF
 
