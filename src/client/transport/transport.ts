@@ -127,6 +127,11 @@ export class TransportDialOptions implements DialOptions {
   }
 }
 
+/** Whether `host` is an IP address (v4 or v6) rather than a name: what the sockets below take it for. */
+export function isIpAddress(host: string): boolean {
+  return isIP(host) !== 0;
+}
+
 /** The code of a dial error caused by a missing runtime permission (Deno's net permission). */
 export const NET_PERMISSION = "ERR_NET_PERMISSION";
 
