@@ -1,13 +1,13 @@
 // The session engine: walks the host list, performs the handshake through dial.ts, authenticates (SASL) and
-// primes each new connection (auth, probes, SetWatches, then queued requests), and moves between the states
-// of session-states.ts by one checked transition(). Every frame goes out through `send`: the caller's calls
-// and the client's own frames alike, as Pendings whose xids the connection writes as it queues them; the
-// connections report to the session (ConnectionOwner) directly.
+// primes each new connection (auth, probes, SetWatches; the queued requests once connected), and moves between
+// the states of session-states.ts by one checked transition(). Every frame goes out through `send`: the caller's
+// calls and the client's own frames alike, as Pendings whose xids the connection writes as it queues them; the
+// connections report to the session (ConnectionOwner) directly. connect()'s deadline and each attempt's: deadline.ts.
 import { ErrorCode, KeeperState } from "../../protocol/constants.ts";
 import type { HostPort } from "../../protocol/connect-string.ts";
 import { Ops } from "../../protocol/ops.ts";
 import type { ConnectResponse, WatcherEvent } from "../../protocol/records.ts";
-import type { Connection, ConnectionOwner } from "../wire/connection.ts";
+import type { Connection } from "../wire/connection.ts";
 import { type AttemptOwner, type DialContext, type Outcome, establish, leftTheList } from "./dial.ts";
 import { ZooKeeperError } from "../errors.ts";
 import { type ServerFeatures, featuresOf, learnFeatures, unsupported } from "./features.ts";
@@ -31,7 +31,7 @@ export type { SaslClient, SessionOptions };
 
 const KEEPER_STATE = { expired: KeeperState.Expired, authFailed: KeeperState.AuthFailed, closed: KeeperState.Closed } as const;
 
-export class Session implements ConnectionOwner, AttemptOwner {
+export class Session implements AttemptOwner {
   negotiatedTimeout = 0;
   lastZxid = 0n;
   /** What the server of the current (or last) connection supports; re-learnt on every connection. */
