@@ -50,10 +50,11 @@ export class ConnectDeadline implements DialDeadline {
 
   /** An attempt starts: its dial may take `ms`; the timer waits at most `step` at once until the attempt ends. */
   attempt(ms: number, step: number): void {
-    this.attemptAt = this.clock.now() + ms;
+    const now = this.clock.now();
+    this.attemptAt = now + ms;
     this.onExpiry = nothing;
     this.step = step;
-    this.arm();
+    this.arm(now);
   }
 
   /** What runs when the attempt's deadline passes, without moving it (dialWithin sets the dial's). */
@@ -77,7 +78,7 @@ export class ConnectDeadline implements DialDeadline {
   }
 
   /** The timer fires by the earlier deadline: kept when it already does, cleared when nothing is left to watch. */
-  private arm(): void {
+  private arm(now?: number): void {
     const due = Math.min(this.connectAt, this.attemptAt);
     if (this.timer !== null) {
       if (this.firesAt <= due && due !== Number.POSITIVE_INFINITY) return;
@@ -86,9 +87,9 @@ export class ConnectDeadline implements DialDeadline {
       this.firesAt = Number.POSITIVE_INFINITY;
     }
     if (due === Number.POSITIVE_INFINITY) return;
-    const now = this.clock.now();
-    const wait = Math.max(0, Math.min(due - now, this.step));
-    this.firesAt = now + wait;
+    const at = now ?? this.clock.now();
+    const wait = Math.max(0, Math.min(due - at, this.step));
+    this.firesAt = at + wait;
     this.timer = this.clock.setTimeout(this.check, wait);
   }
 
@@ -109,6 +110,6 @@ export class ConnectDeadline implements DialDeadline {
       this.onExpiry = nothing;
       expiry();
     }
-    this.arm();
+    this.arm(now);
   };
 }
