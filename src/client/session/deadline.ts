@@ -45,7 +45,7 @@ export class ConnectDeadline implements DialDeadline {
   /** connect() has settled: its deadline is done (an attempt still running keeps its own). */
   settled(): void {
     this.connectAt = Number.POSITIVE_INFINITY;
-    this.arm();
+    if (this.attemptAt === Number.POSITIVE_INFINITY) this.disarm();
   }
 
   /** An attempt starts: its dial may take `ms`; the timer waits at most `step` at once until the attempt ends. */
@@ -66,7 +66,7 @@ export class ConnectDeadline implements DialDeadline {
   move(ms: number, onExpiry: () => void): void {
     this.attemptAt = this.clock.now() + ms;
     this.onExpiry = onExpiry;
-    this.arm();
+    if (this.timer === null || this.firesAt > this.attemptAt) this.arm();
   }
 
   /** The attempt is over (failed, stopped, or its handshake done): connect()'s deadline alone is left to watch. */
@@ -74,7 +74,16 @@ export class ConnectDeadline implements DialDeadline {
     this.attemptAt = Number.POSITIVE_INFINITY;
     this.onExpiry = nothing;
     this.step = Number.POSITIVE_INFINITY;
-    this.arm();
+    // A timer armed for the attempt fires early for connect()'s deadline, and arms itself again for what is left.
+    if (this.connectAt === Number.POSITIVE_INFINITY) this.disarm();
+    else if (this.timer === null) this.arm();
+  }
+
+  private disarm(): void {
+    if (this.timer === null) return;
+    this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.firesAt = Number.POSITIVE_INFINITY;
   }
 
   /** The timer fires by the earlier deadline: kept when it already does, cleared when nothing is left to watch. */
@@ -82,9 +91,7 @@ export class ConnectDeadline implements DialDeadline {
     const due = Math.min(this.connectAt, this.attemptAt);
     if (this.timer !== null) {
       if (this.firesAt <= due && due !== Number.POSITIVE_INFINITY) return;
-      this.clock.clearTimeout(this.timer);
-      this.timer = null;
-      this.firesAt = Number.POSITIVE_INFINITY;
+      this.disarm();
     }
     if (due === Number.POSITIVE_INFINITY) return;
     const at = now ?? this.clock.now();
