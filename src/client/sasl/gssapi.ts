@@ -12,7 +12,6 @@
 //   security layer", integrity only;
 //   step(final, empty) → null; complete.
 import * as dns from "node:dns";
-import { isIP } from "node:net";
 import type { HostPort } from "../../protocol/connect-string.ts";
 import { DerError, KerberosError, KerberosErrorReason, KrbCryptoError } from "../../kerberos/errors.ts";
 import { acceptApRep, initSecContext, unwrap, wrap, type InitiatorStart } from "../../kerberos/gss.ts";
@@ -23,6 +22,7 @@ import { NameType, principalToString, type Principal } from "../../kerberos/type
 import type { KerberosResolver, SrvRecord } from "../types.ts";
 import { SaslError, SaslErrorReason } from "./errors.ts";
 import type { SaslMechanism } from "./mechanism.ts";
+import { isIpAddress } from "../transport/transport.ts";
 import { openDatagram } from "../transport/udp.ts";
 
 const MECH = "GSSAPI";
@@ -76,10 +76,10 @@ export function canonicalHost(target: HostPort, resolver: Required<KerberosResol
 async function resolveCanonical(target: HostPort, resolver: Required<KerberosResolver>): Promise<string> {
   const host = target.host;
   try {
-    const address = isIP(host) !== 0 ? host : (await resolver.lookup(host))[0];
+    const address = isIpAddress(host) ? host : (await resolver.lookup(host))[0];
     if (address === undefined) return host;
     const name = (await resolver.reverse(address, target.port)).replace(/\.$/, "");
-    if (name === "" || isIP(name) !== 0) return host;
+    if (name === "" || isIpAddress(name)) return host;
     const back = await resolver.lookup(name);
     return back.includes(address) ? name : host;
   } catch {

@@ -11,11 +11,12 @@ import { tickForTimeout } from "../wire/liveness.ts";
 import type { Clock } from "../clock.ts";
 import { type SaslClient, type SaslFactory, SaslRefused } from "../sasl/exchange.ts";
 import { EXPIRED_ADVICE, type EndState } from "./session-states.ts";
-import { type Bound, Deadline, type Dialer, type Resolver, dialWithin } from "../transport/transport.ts";
+import { type Dialer, type Resolver, dialWithin } from "../transport/transport.ts";
+import type { ConnectDeadline } from "./deadline.ts";
 import type { Logger, TlsSetting } from "../types.ts";
 
 export type Outcome =
-  | { kind: "established"; conn: Connection; res: ConnectResponse; mech: SaslClient | undefined; guard: Deadline | null }
+  | { kind: "established"; conn: Connection; res: ConnectResponse; mech: SaslClient | undefined }
   | { kind: "failed"; error: Error }
   | { kind: "fatal"; state: EndState; code: ErrorCode; reason: string }
   | { kind: "stopped" };
@@ -38,21 +39,19 @@ export interface DialContext {
   lastZxid: bigint;
   /** No session yet (the first connect): one stuck attempt must not use up connectTimeout. */
   first: boolean;
-  /**
-   * The connect timeout, when the attempt's timer is to watch it (the session arms none of its own while its
-   * first attempt runs): an established attempt hands that timer on as `guard`, still watching it.
-   */
-  bound: Bound | null;
+  /** The session's connect deadlines: connect()'s, and this attempt's (its dial's, then its handshake's). */
+  deadline: ConnectDeadline;
   /** The session to resume, or null to ask for a new one. */
   resume: { id: bigint; password: Uint8Array } | null;
-  /** Where the connection reports (notifications, zxids, stalls, its end) and takes its xids from. */
-  owner: ConnectionOwner;
-  /** Where the attempt reports (the session). */
+  /** Where the attempt and its connection report (the session). */
   session: AttemptOwner;
 }
 
-/** What an attempt tells the session (methods of the session: nothing is made per attempt). */
-export interface AttemptOwner {
+/**
+ * What an attempt tells the session (methods of the session: nothing is made per attempt); the attempt's
+ * connection reports to it too (notifications, zxids, stalls, its end) and takes its xids from it.
+ */
+export interface AttemptOwner extends ConnectionOwner {
   /** The session ended (or is closing): give up this attempt. */
   attemptStopped(): boolean;
   /** The attempt's connection exists (so ending the session can close it). */
@@ -71,6 +70,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   // behind on the server and an unreachable KDC is this attempt's error (the connect timeout's message names it).
   let mech: SaslClient | undefined;
   if (x.sasl) {
+    x.deadline.watch(); // no attempt's deadline runs through the KDC exchange: connect()'s is watched through it
     try {
       mech = await x.sasl(host);
     } catch (e) {
@@ -81,58 +81,45 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   }
   // The connection exists before its link and is the link's handlers: a runtime may report the TLS 1.3 refusal
   // (an error, then close) in the same turn as the handshake, before the dial's promise resumes this function.
-  const c = new Connection(x.owner, { target: hostText(host), maxBufferSize: x.maxBufferSize, logger: x.logger, clock: x.clock });
-  // Its timer steps by the connection's tick: the two then share one runtime timer list (Deadline's `step`).
-  const deadline = new Deadline(x.clock, perHost, x.bound, tickForTimeout(x.negotiatedTimeout || x.sessionTimeout));
+  const c = new Connection(x.session, { target: hostText(host), maxBufferSize: x.maxBufferSize, logger: x.logger, clock: x.clock });
+  // The dial's deadline, then the handshake's (perHost from its request), on the session's one deadline timer,
+  // which steps by the connection's tick (deadline.ts).
+  x.deadline.attempt(perHost, tickForTimeout(x.negotiatedTimeout || x.sessionTimeout));
+  let res: ConnectResponse;
   try {
-    c.attach(await dialWithin(deadline, perHost, host, x.tls, (target, request) => x.dialer(target, c, request), x.resolver));
-  } catch (e) {
-    deadline.stop();
-    return { kind: "failed", error: e as Error };
-  }
-  if (x.session.attemptStopped()) {
-    deadline.stop();
-    c.close("the session ended while connecting");
-    return { kind: "stopped" };
-  }
-  x.session.attempting(c);
-  // The handshake's deadline, perHost from its request, on the dial's timer.
-  deadline.move(perHost, () => c.handshakeTimedOut(perHost));
-  const handshake = c.connect(
-    {
+    c.attach(await dialWithin(x.deadline, perHost, host, x.tls, (target, request) => x.dialer(target, c, request), x.resolver));
+    if (x.session.attemptStopped()) {
+      c.close("the session ended while connecting");
+      return { kind: "stopped" };
+    }
+    x.session.attempting(c);
+    x.deadline.move(perHost, () => c.handshakeTimedOut(perHost));
+    res = await c.connect({
       protocolVersion: 0,
       lastZxidSeen: x.lastZxid,
       timeOut: x.sessionTimeout,
       sessionId: x.resume ? x.resume.id : 0n,
       passwd: x.resume ? x.resume.password : NO_PASSWORD,
       readOnly: x.readOnly,
-    },
-  );
-  let res: ConnectResponse;
-  try {
-    res = await handshake;
+    });
   } catch (e) {
-    deadline.stop();
     return { kind: "failed", error: e as Error };
+  } finally {
+    x.deadline.endAttempt(); // connect()'s deadline is still watched (SASL and priming are still to come)
   }
-  // The timer watches the connect timeout alone from here (SASL and priming are still to come), or stops.
-  if (x.bound !== null) deadline.boundOnly();
-  else deadline.stop();
   const id = x.resume?.id ?? 0n;
   if (res.timeOut <= 0) {
-    deadline.stop();
     c.close("session expired");
     return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `session 0x${id.toString(16)} has expired; ${EXPIRED_ADVICE}` };
   }
   if (x.resume && res.sessionId !== id) {
     // Cannot happen with a correct server; treat it like an expiry rather than mix two sessions.
-    deadline.stop();
     c.close("server answered with another session");
     return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `server 0x${res.sessionId.toString(16)} answered for session 0x${id.toString(16)}; ${EXPIRED_ADVICE}` };
   }
   x.session.accepted(res);
   c.startTimers(res.timeOut);
-  return { kind: "established", conn: c, res, mech, guard: x.bound !== null ? deadline : null };
+  return { kind: "established", conn: c, res, mech };
 }
 
 /** The host was dropped by updateServerList() while we dialled it: the session must not settle on a server that left. */

@@ -1,13 +1,13 @@
 // The session engine: walks the host list, performs the handshake through dial.ts, authenticates (SASL) and
-// primes each new connection (auth, probes, SetWatches, then queued requests), and moves between the states
-// of session-states.ts by one checked transition(). Every frame goes out through `send`: the caller's calls
-// and the client's own frames alike, as Pendings whose xids the connection writes as it queues them; the
-// connections report to the session (ConnectionOwner) directly.
+// primes each new connection (auth, probes, SetWatches; the queued requests once connected), and moves between
+// the states of session-states.ts by one checked transition(). Every frame goes out through `send`: the caller's
+// calls and the client's own frames alike, as Pendings whose xids the connection writes as it queues them; the
+// connections report to the session (ConnectionOwner) directly. connect()'s deadline and each attempt's: deadline.ts.
 import { ErrorCode, KeeperState } from "../../protocol/constants.ts";
 import type { HostPort } from "../../protocol/connect-string.ts";
 import { Ops } from "../../protocol/ops.ts";
 import type { ConnectResponse, WatcherEvent } from "../../protocol/records.ts";
-import type { Connection, ConnectionOwner } from "../wire/connection.ts";
+import type { Connection } from "../wire/connection.ts";
 import { type AttemptOwner, type DialContext, type Outcome, establish, leftTheList } from "./dial.ts";
 import { ZooKeeperError } from "../errors.ts";
 import { type ServerFeatures, featuresOf, learnFeatures, unsupported } from "./features.ts";
@@ -22,7 +22,7 @@ import { type Clock, lateAware, sleepOn, systemClock } from "../clock.ts";
 import { CLOSED_REASON, EXPIRED_ADVICE, type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
 import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "../transport/tls-errors.ts";
-import { type Bound, Deadline } from "../transport/transport.ts";
+import { ConnectDeadline } from "./deadline.ts";
 import { traceConnect, tracingConnects } from "../diagnostics.ts";
 import { WaitQueue } from "./wait-queue.ts";
 import { LostWrites } from "../outcome.ts";
@@ -31,7 +31,7 @@ export type { SaslClient, SessionOptions };
 
 const KEEPER_STATE = { expired: KeeperState.Expired, authFailed: KeeperState.AuthFailed, closed: KeeperState.Closed } as const;
 
-export class Session implements ConnectionOwner, AttemptOwner {
+export class Session implements AttemptOwner {
   negotiatedTimeout = 0;
   lastZxid = 0n;
   /** What the server of the current (or last) connection supports; re-learnt on every connection. */
@@ -71,14 +71,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
   /** The last attempt's host name did not resolve (ENOTFOUND): the next host is dialled without the random pause. */
   private skipPause = false;
   private loop: Promise<void> | null = null;
-  /**
-   * connect()'s deadline (start() + connectTimeout) and what happens then. The first attempt's timer watches it
-   * (dialContext's `bound`) and, once established, goes on watching it as `connectGuard` until connect()'s
-   * promise settles: a session that connects at the first try sets no timer of its own for it. A failed attempt,
-   * or a SASL login (a KDC exchange comes before any attempt's timer), arms `connectGuard` itself.
-   */
-  private connectBound: Bound | null = null;
-  private connectGuard: Deadline | null = null;
+  /** connect()'s deadline (start() + connectTimeout) and each attempt's, on one timer (deadline.ts). */
+  private readonly deadline: ConnectDeadline;
 
   constructor(o: SessionOptions) {
     this.#o = o;
@@ -88,6 +82,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
     // the process was stalled, and "resumed" goes out before that timer (or any link callback) acts.
     this.timers = lateAware(this.clock, this.resumed);
     this.queue = new WaitQueue(this.timers);
+    this.deadline = new ConnectDeadline(this.timers, () => this.connectTimedOut());
     this.lastHeard = this.clock.now();
     this.hosts = new HostList(o.hosts);
     // A user-supplied id is a global session.
@@ -160,23 +155,12 @@ export class Session implements ConnectionOwner, AttemptOwner {
 
   /** Runs the connect loop; resolves once the first session is established. */
   start(): Promise<void> {
-    this.connectBound = { at: this.clock.now() + this.#o.connectTimeout, expire: () => this.connectTimedOut() };
-    if (this.#o.sasl) this.guardConnect();
+    this.deadline.start(this.#o.connectTimeout);
     this.loop = this.run();
     return this.first.promise;
   }
 
-  /** connect()'s deadline is watched by a timer of the session's own from now on (unless it already is). */
-  private guardConnect(): void {
-    const bound = this.connectBound;
-    if (this.connectGuard !== null || bound === null || this.first.settled) return;
-    const guard = new Deadline(this.timers, Math.max(0, bound.at - this.clock.now()));
-    guard.expireWith(bound.expire);
-    this.connectGuard = guard;
-  }
-
   private connectTimedOut(): void {
-    this.connectGuard = null;
     if (this.phase.kind !== "connecting") return;
     // Every host refused (or its name did not resolve) on its last dial: say that, not just the last error.
     const unreachable = this.hosts.unreachable();
@@ -231,8 +215,7 @@ export class Session implements ConnectionOwner, AttemptOwner {
   /** connect()'s promise is about to settle: the connect timeout has done its part. */
   private firstSettled(): void {
     this.first.settled = true;
-    this.connectGuard?.stop();
-    this.connectGuard = null;
+    this.deadline.settled();
   }
 
   /** Enters the final state (once): fails everything, tells every watcher, stops the loop. */
@@ -254,8 +237,6 @@ export class Session implements ConnectionOwner, AttemptOwner {
       if (!this.dialling) break;
       const traced = tracingConnects() ? traceConnect(host.host, host.port) : null; // zookeeper-ts:connect
       let out: Outcome = await establish(this.dialContext(), host);
-      // The first attempt's timer, still watching connect()'s deadline: the session's now.
-      if (out.kind === "established" && out.guard !== null) this.adoptGuard(out.guard);
       if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
       if (out.kind === "established" && out.mech) out = (await this.authenticate(out.conn, out.mech)) ?? out;
       if (out.kind === "established") out = (await this.prime(out.conn)) ?? out;
@@ -277,15 +258,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
     }
   }
 
-  /** An established first attempt's timer, which watches connect()'s deadline from now on. */
-  private adoptGuard(guard: Deadline): void {
-    if (this.connectGuard === null && !this.first.settled) this.connectGuard = guard;
-    else guard.stop();
-  }
-
   private attemptFailed(host: HostPort, e: Error): void {
     const p = this.phase;
-    if (p.kind === "connecting") this.guardConnect(); // no attempt's timer watches connect()'s deadline now
     if (p.kind === "connecting" || p.kind === "disconnected") p.attempt = null;
     this.lastDialError = e;
     this.hosts.failed(host, e);
@@ -301,8 +275,9 @@ export class Session implements ConnectionOwner, AttemptOwner {
     this.hosts.connected(host);
     const readOnly = res.readOnly;
     const state: Phase = { kind: "connected", conn, host, readOnly, probe: null };
+    // Everything queued while not connected goes first, before anything the "connected" event's listeners send.
+    this.queue.release((p) => this.transmit(conn, p));
     this.transition(state);
-    this.queue.release((p) => this.transmit(conn, p)); // anything queued since prime()
     if (readOnly) state.probe = this.startReadOnlyProbe(host);
     await conn.closed; // "disconnected" came already, from the connection's onClosing
     this.lastHeard = conn.lastReceived;
@@ -355,10 +330,9 @@ export class Session implements ConnectionOwner, AttemptOwner {
       dialer: o.dialer, tls: o.tls, resolver: o.resolver, sasl: o.sasl, clock: this.timers, logger: o.logger, maxBufferSize: o.maxBufferSize,
       sessionTimeout: o.sessionTimeout, connectTimeout: o.connectTimeout, readOnly: o.readOnly, hostCount: this.hosts.size,
       negotiatedTimeout: this.negotiatedTimeout, lastZxid: this.lastZxid, first: this.phase.kind === "connecting",
-      bound: this.phase.kind === "connecting" && this.connectGuard === null ? this.connectBound : null,
+      deadline: this.deadline,
       // A session made by a read-only server is only valid there: start over until a r/w server was seen.
       resume: id?.global ? id : null,
-      owner: this,
       session: this,
     };
   }
@@ -431,8 +405,8 @@ export class Session implements ConnectionOwner, AttemptOwner {
     if (conn.isClosed || !this.dialling) return { kind: "failed", error: new Error("connection lost while priming") };
     // Relative to the last zxid of a reply to the caller's requests (Pending.tracksZxid): the probes' and
     // SetWatches' replies never move it, or a link cut after them and before the catch-up notifications would lose them.
+    // The queued requests follow them, when the session is connected (serve()).
     sendSetWatches(this.send, conn, watchBatches(this.#o.watches, this.lastZxid), this.features, this.log);
-    this.queue.release((p) => this.transmit(conn, p));
     return undefined;
   }
 

@@ -6,18 +6,20 @@ import type { HostPort } from "../../protocol/connect-string.ts";
 import { concatBytes } from "../../protocol/bytes.ts";
 import type { Clock } from "../clock.ts";
 import type { TlsSetting } from "../types.ts";
-import { Deadline, type Dialer, type Resolver, dialWithin } from "./transport.ts";
+import { type DialDeadline, type Dialer, type Resolver, dialWithin } from "./transport.ts";
 
 export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd: string, timeoutMs = 2000, tls?: TlsSetting, resolver?: Resolver): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let done = false;
     // The whole exchange, not just the dial, is bounded: a server that accepts and never answers.
-    const deadline = new Deadline(clock, timeoutMs);
+    let onExpiry = (): void => {};
+    const timer = clock.setTimeout(() => onExpiry(), timeoutMs);
+    const deadline: DialDeadline = { expireWith: (fn) => (onExpiry = fn) };
     const finish = (err?: Error): void => {
       if (done) return;
       done = true;
-      deadline.stop();
+      clock.clearTimeout(timer);
       if (err) reject(err);
       else resolve(new TextDecoder().decode(concatBytes(...chunks)));
     };

@@ -5,7 +5,7 @@
 import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { type HostPort, hostText } from "../../protocol/connect-string.ts";
-import { type Clock, type TimerHandle, systemClock } from "../clock.ts";
+import { systemClock } from "../clock.ts";
 import type { TlsOptions, TlsSetting } from "../types.ts";
 import { loadTls, tlsNeedsLoading } from "./tls-files.ts";
 
@@ -127,6 +127,11 @@ export class TransportDialOptions implements DialOptions {
   }
 }
 
+/** Whether `host` is an IP address (v4 or v6) rather than a name: what the sockets below take it for. */
+export function isIpAddress(host: string): boolean {
+  return isIP(host) !== 0;
+}
+
 /** The code of a dial error caused by a missing runtime permission (Deno's net permission). */
 export const NET_PERMISSION = "ERR_NET_PERMISSION";
 
@@ -215,80 +220,13 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
 /** The default Transport: node:net, or node:tls when `tls` is set (Node, Bun and Deno). */
 export const defaultTransport: Transport = { connect: dialSocket };
 
-const nothing = (): void => {};
-
-/** A deadline that cannot move (a session's connect timeout), with what runs when it passes. */
-export interface Bound {
-  readonly at: number;
-  expire(): void;
-}
-
 /**
- * One timer for successive deadlines on `clock` (a session's attempt: its dial's, then its handshake's; a
- * four-letter word: its dial's, then its answer's): moving the deadline later costs no timer work; the timer
- * armed for the earlier one, when it fires, arms itself again for what is left. A connect + close sets and
- * clears one timer for its attempt, not two of each. A `bound` (the first attempt's: the connect timeout) is
- * watched on the same timer: when it passes, its `expire` runs, then the deadline's own expiry.
+ * The deadline a dial runs within, on its owner's timer (a session's: session/deadline.ts; a four-letter
+ * word's): the dial says what runs when it passes.
  */
-export class Deadline {
-  private readonly clock: Clock;
-  private at: number;
-  private timer: TimerHandle | null;
-  private onExpiry: () => void = nothing;
-  private bound: Bound | null;
-  private readonly step: number;
-
-  /**
-   * `step`: the longest the timer waits at once (it checks and arms itself again until the deadline): a
-   * connection's tick period, so that the attempt's timer and the connection's share one list of the runtime's
-   * timers (Node keeps a list per duration, made and dropped as its first timer comes and its last goes).
-   */
-  constructor(clock: Clock, ms: number, bound: Bound | null = null, step = Number.POSITIVE_INFINITY) {
-    this.clock = clock;
-    const now = clock.now();
-    this.at = now + ms;
-    this.bound = bound;
-    this.step = step;
-    this.timer = clock.setTimeout(this.check, Math.min(step, bound === null ? ms : Math.min(ms, bound.at - now)));
-  }
-
-  /** From now on, `onExpiry` runs `ms` from now (unless stopped first). */
-  move(ms: number, onExpiry: () => void): void {
-    this.at = this.clock.now() + ms;
-    this.onExpiry = onExpiry;
-  }
-
-  /** From now on the timer watches the bound alone: nothing of the deadline's own expires (stop() ends it). */
-  boundOnly(): void {
-    this.at = Number.POSITIVE_INFINITY;
-    this.onExpiry = nothing;
-  }
-
-  /** What runs when the deadline passes, without moving it (dialWithin sets the dial's). */
-  expireWith(onExpiry: () => void): void {
-    this.onExpiry = onExpiry;
-  }
-
-  stop(): void {
-    if (this.timer !== null) this.clock.clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  private readonly check = (): void => {
-    this.timer = null;
-    const now = this.clock.now();
-    const bound = this.bound;
-    if (bound !== null && now >= bound.at) {
-      this.bound = null;
-      bound.expire();
-      this.onExpiry();
-      return;
-    }
-    const left = Math.min(this.at, bound === null ? Number.POSITIVE_INFINITY : bound.at) - now;
-    if (left === Number.POSITIVE_INFINITY) return; // nothing left to watch
-    if (left > 0) this.timer = this.clock.setTimeout(this.check, Math.min(left, this.step));
-    else this.onExpiry();
-  };
+export interface DialDeadline {
+  /** `onExpiry` runs when the deadline passes (in place of what was to run). */
+  expireWith(onExpiry: () => void): void;
 }
 
 /** Resolves a host name to addresses (ConnectOptions.resolver). */
@@ -297,13 +235,13 @@ export type Resolver = (host: string) => Promise<string[]>;
 /**
  * Runs `dial` with its DialRequest (`tls`, `ms`), cancelled when `deadline` passes (the connect timeout is the
  * client's, not the Transport's, `ms` only names it): rejects then, whether or not the Transport heeds the signal, and closes a
- * link that comes later. A failed dial stops the deadline; a link keeps it running for what follows. Within the
+ * link that comes later. The deadline is its owner's to stop (after a failed dial, or what follows a link). Within the
  * same deadline, first: a `tls` function or TlsOptions naming files are loaded for this dial (tls-files.ts), and
  * with a `resolver` a host name is resolved, the dial then going to one of its addresses (the name kept as TLS
  * `servername`). A name that does not resolve rejects with code ENOTFOUND.
  */
 export function dialWithin(
-  deadline: Deadline,
+  deadline: DialDeadline,
   ms: number,
   target: HostPort,
   tls: TlsSetting | undefined,
@@ -323,10 +261,7 @@ export function dialWithin(
         if (expired) return;
         dialNow(deadline, ms, address, address === target ? options : named(options, target.host), dial).then(resolve, reject);
       },
-      (e: unknown) => {
-        deadline.stop();
-        reject(e);
-      },
+      reject,
     );
   });
 }
@@ -355,7 +290,7 @@ function named(tls: boolean | TlsOptions | undefined, name: string): boolean | T
 }
 
 function dialNow(
-  deadline: Deadline,
+  deadline: DialDeadline,
   ms: number,
   target: HostPort,
   tls: boolean | TlsOptions | undefined,
@@ -373,10 +308,7 @@ function dialNow(
         if (cancel.reason !== null) link.close();
         else resolve(link);
       },
-      (e: unknown) => {
-        deadline.stop();
-        reject(e);
-      },
+      reject,
     );
   });
 }
