@@ -94,7 +94,7 @@ async function resolveCanonical(target: HostPort, resolver: Required<KerberosRes
  * "zk.example.com"), which Java's Kerberos library (sun.security.krb5 PrincipalName, a host-based service) expands.
  */
 async function expandedHost(target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number }): Promise<string> {
-  if (isIP(target.host) !== 0) return canonicalHost(target, resolver, limit);
+  if (isIpAddress(target.host)) return canonicalHost(target, resolver, limit);
   const name = await canonicalHost(target, resolver, limit);
   return name.toLowerCase().startsWith(`${target.host.toLowerCase()}.`) ? name : target.host;
 }
