@@ -6,7 +6,7 @@ import type { MultiOp } from "../protocol/multi.ts";
 import { Ops } from "../protocol/ops.ts";
 import { addChroot } from "../protocol/path.ts";
 import type { Stat } from "../protocol/records.ts";
-import type { Caller } from "./call.ts";
+import type { Caller } from "./caller.ts";
 import { badArguments } from "./errors.ts";
 import type { ServerFeatures, SessionState, WatchedEvent, Watcher } from "./types.ts";
 import { checkPath } from "./validate.ts";

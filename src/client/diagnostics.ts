@@ -126,13 +126,13 @@ export interface Traceable {
 /** How many request contexts were built: none while nobody subscribes (checked by the tests, a counter not a timer). */
 export const built = { requests: 0 };
 
-/** Whether anyone listens to `zookeeper-ts:request`: the Caller (call.ts) checks it before making a closure. */
+/** Whether anyone listens to `zookeeper-ts:request`: the Caller (caller.ts) checks it before making a closure. */
 export function tracingRequests(): boolean {
   return traced(requestTrace);
 }
 
 /**
- * Runs one public operation (call.ts: its one call, or a composite once) as a `zookeeper-ts:request` trace: `start`
+ * Runs one public operation (caller.ts: its one call, or a composite once) as a `zookeeper-ts:request` trace: `start`
  * in the caller's context, synchronously, then `end`, and `asyncStart`/`asyncEnd` (with `error` first on a
  * rejection) when it settles. `run` never throws (a bad argument is a rejection).
  */

@@ -6,7 +6,7 @@ import { CreateMode, ErrorCode } from "../protocol/constants.ts";
 import type { ACL } from "../protocol/records.ts";
 import { OutcomeUnknownError, ZooKeeperError, badArguments, isZooKeeperError } from "./errors.ts";
 import { READS, resendable } from "./outcome.ts";
-import { Op } from "./op.ts";
+import { Op } from "./multi-ops.ts";
 import type { OpResult } from "./types.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { compositeSignal } from "./abort.ts";

@@ -4,7 +4,7 @@ export { OutcomeUnknownError, ZooKeeperError, isZooKeeperError } from "./errors.
 export { emitIsolated } from "./listeners.ts";
 export type { ListenerError, ListenerErrorSink, ListenerSource } from "./listeners.ts";
 export type { EventArgs, TypedEmitter, TypedEmitterConstructor } from "./emitter.ts";
-export { Op } from "./op.ts";
+export { Op } from "./multi-ops.ts";
 export { Transaction } from "./transaction.ts";
 export { Ids, digestId } from "./acl.ts";
 export type * from "./types.ts";

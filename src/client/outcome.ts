@@ -8,7 +8,7 @@
 import { CreateMode, ErrorCode } from "../protocol/constants.ts";
 import type { Stat } from "../protocol/records.ts";
 import { OutcomeUnknownError, ZooKeeperError } from "./errors.ts";
-import type { Call } from "./wire/request.ts";
+import type { Call } from "./wire/call-record.ts";
 
 /** The body fields of the writes that can be judged (the call descriptor is the request body for these). */
 interface WriteFields {
@@ -135,7 +135,7 @@ interface SessionView {
 const REMEMBERED = 32;
 
 /**
- * The session's lost writes: recorded as their loss is seen (request.ts Pending.onFail), looked up when the same
+ * The session's lost writes: recorded as their loss is seen (call-record.ts Pending.onFail), looked up when the same
  * write is sent again. A later attempt that succeeds proves the first did not apply (the version, or the node's
  * absence, was still there) and forgets it.
  */

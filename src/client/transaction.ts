@@ -1,5 +1,5 @@
 // A builder over multi(): collect ops, then commit them atomically.
-import { Op } from "./op.ts";
+import { Op } from "./multi-ops.ts";
 import type { CreateOptions, Data, OpResult } from "./types.ts";
 
 /**

@@ -4,7 +4,7 @@
 // connection and path, not one per watcher).
 import { ErrorCode, EventType, KeeperState, WatcherType } from "../protocol/constants.ts";
 import { Ops } from "../protocol/ops.ts";
-import type { Caller } from "./call.ts";
+import type { Caller } from "./caller.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { watchedEvent } from "./events.ts";
 import { type ServerFeatures, unsupported } from "./session/features.ts";

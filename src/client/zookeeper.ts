@@ -1,5 +1,5 @@
 // The public client (docs/client.md; reference: `npm run docs`): each operation checks its arguments,
-// then takes the one path of call.ts (op table codecs, chroot mapping, watches registered with their replies,
+// then takes the one path of caller.ts (op table codecs, chroot mapping, watches registered with their replies,
 // and the one `zookeeper-ts:request` trace per call: an operation of several calls is traced once there).
 import { AddWatchMode, ErrorCode, EventType, WatcherType } from "../protocol/constants.ts";
 import { hostText, parseConnectString } from "../protocol/connect-string.ts";
@@ -8,13 +8,13 @@ import { Ops } from "../protocol/ops.ts";
 import { stripChroot } from "../protocol/path.ts";
 import type { ACL, Stat } from "../protocol/records.ts";
 import { type CallOptions, raceSignal, signalOf } from "./abort.ts";
-import { Caller, clientPaths, createNode, ephemeralsPrefix, identities, need, persistentKind } from "./call.ts";
+import { Caller, clientPaths, createNode, ephemeralsPrefix, identities, need, persistentKind } from "./caller.ts";
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { publishState, publishWatch, tracingWatches } from "./diagnostics.ts";
 import { watchedEvent } from "./events.ts";
 import { credentialName, identitiesText } from "./session/priming.ts";
 import { deleteTree } from "./helpers.ts";
-import { Op, decodeResults, encodeOp, multiNeeds } from "./op.ts";
+import { Op, decodeResults, encodeOp, multiNeeds } from "./multi-ops.ts";
 import { type EnsembleEvent, EnsembleTracker, type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
 import type { ServerFeatures } from "./session/features.ts";
 import { TypedEventEmitter } from "./emitter.ts";
@@ -70,7 +70,7 @@ export type { InternalOptions };
  */
 export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private readonly session: Session;
-  /** Every operation goes through `calls.call` or `calls.request` (call.ts). */
+  /** Every operation goes through `calls.call` or `calls.request` (caller.ts). */
   private readonly calls: Caller;
   private readonly watches = new WatchRegistry();
   private readonly chroot: string;

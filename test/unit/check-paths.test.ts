@@ -30,7 +30,7 @@ function runScript(cwd: string): { status: number | null; out: string } {
 
 describe("check-paths", () => {
   it("finds files and folders cited in backticks, links, comments and strings, without a sentence's full stop", () => {
-    assert.deepEqual(cited("see `~/client/call.ts`, [the guide](~T/sim/README.md) and ~T/support/."), ["src/client/call.ts", "test/sim/README.md", "test/support/"]);
+    assert.deepEqual(cited("see `~/client/caller.ts`, [the guide](~T/sim/README.md) and ~T/support/."), ["src/client/caller.ts", "test/sim/README.md", "test/support/"]);
     assert.deepEqual(cited('// as in ~T/unit/wait.test.ts: import("~/index.ts")'), ["test/unit/wait.test.ts", "src/index.ts"]);
     assert.deepEqual(cited("bench/README.md#profiling and docs/client.md's table"), ["bench/README.md", "docs/client.md"]);
   });

@@ -1,4 +1,4 @@
-// The one op path (src/client/call.ts) and the listener-error policy (src/client/listeners.ts), without a
+// The one op path (src/client/caller.ts) and the listener-error policy (src/client/listeners.ts), without a
 // server: a stub send makes each request's Pending as the session's send does (the frame is encoded by
 // it) and answers it through that Pending, so bytes, chroot mapping, watch registration at reply time,
 // result mapping and errors are the client's own.
@@ -10,11 +10,11 @@ import { ErrorCode, OpCode } from "../../src/protocol/constants.ts";
 import { encodeRequest } from "../../src/protocol/frame.ts";
 import { JuteReader, JuteWriter } from "../../src/protocol/jute.ts";
 import { Ops } from "../../src/protocol/ops.ts";
-import { Caller, createdName } from "../../src/client/call.ts";
+import { Caller, createdName } from "../../src/client/caller.ts";
 import type { RequestContext } from "../../src/client/diagnostics.ts";
 import { LostWrites } from "../../src/client/outcome.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "../../src/client/listeners.ts";
-import { type Call, type CallSpec, Pending, type Send, encodeCall } from "../../src/client/wire/request.ts";
+import { type Call, type CallSpec, Pending, type Send, encodeCall } from "../../src/client/wire/call-record.ts";
 import { WatchRegistry } from "../../src/client/watches/watches.ts";
 import { ZooKeeperError, isZooKeeperError } from "../../src/index.ts";
 import type { Logger } from "../../src/client/types.ts";

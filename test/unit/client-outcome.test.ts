@@ -6,7 +6,7 @@ import { CreateMode, ErrorCode } from "../../src/protocol/constants.ts";
 import type { Stat } from "../../src/protocol/records.ts";
 import { type LostWrite, LostWrites, judge } from "../../src/client/outcome.ts";
 import { OutcomeUnknownError, ZooKeeperError, withRetry } from "../../src/index.ts";
-import type { Call } from "../../src/client/wire/request.ts";
+import type { Call } from "../../src/client/wire/call-record.ts";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const stat = (s: Partial<Stat>): Stat => ({ czxid: 10n, mzxid: 10n, ctime: 0, mtime: 0, version: 0, cversion: 0, aversion: 0, ephemeralOwner: 0n, dataLength: 0, numChildren: 0, pzxid: 10n, ...s });

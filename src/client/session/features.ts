@@ -15,7 +15,7 @@ import { ErrorCode, WatcherType } from "../../protocol/constants.ts";
 import { Ops, type PathWatchRequest } from "../../protocol/ops.ts";
 import type { Connection } from "../wire/connection.ts";
 import { ZooKeeperError } from "../errors.ts";
-import { type CallSpec, type Feature, type Needs, type Send, answer } from "../wire/request.ts";
+import { type CallSpec, type Feature, type Needs, type Send, answer } from "../wire/call-record.ts";
 import type { ServerFeatures, ServerGeneration } from "../types.ts";
 
 export type { Feature, Needs, ServerFeatures, ServerGeneration };

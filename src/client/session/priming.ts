@@ -6,7 +6,7 @@ import { Ops } from "../../protocol/ops.ts";
 import type { Connection } from "../wire/connection.ts";
 import { ZooKeeperError } from "../errors.ts";
 import type { ServerFeatures } from "./features.ts";
-import type { Send } from "../wire/request.ts";
+import type { Send } from "../wire/call-record.ts";
 import type { Logger } from "../types.ts";
 import type { WatchRegistry } from "../watches/watches.ts";
 

@@ -37,7 +37,7 @@ export interface SessionOptions {
   /** Timers and "now" for everything the session runs (default: the runtime's). */
   clock?: Clock;
   watches: WatchRegistry;
-  /** The client's chroot, for the calls' `result` mappings (request.ts CallContext). */
+  /** The client's chroot, for the calls' `result` mappings (call-record.ts CallContext). */
   chroot: string;
   /** Who the session authenticated as, for NOAUTH's message (never secrets). */
   identities?: () => string;

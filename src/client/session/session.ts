@@ -15,7 +15,7 @@ import { HostList } from "./hosts.ts";
 import { clientExpiryAfter, leaseLeft } from "../wire/liveness.ts";
 import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
 import { ReadOnlyProbe } from "./readonly-probe.ts";
-import { type Call, type CallContext, type CallSpec, Pending, type Send, answer, encodeCall } from "../wire/request.ts";
+import { type Call, type CallContext, type CallSpec, Pending, type Send, answer, encodeCall } from "../wire/call-record.ts";
 import { type SaslClient, SaslRefused, saslExchange, saslRejected } from "../sasl/exchange.ts";
 import type { Logger, SessionState } from "../types.ts";
 import { type Clock, lateAware, sleepOn, systemClock } from "../clock.ts";
@@ -52,7 +52,7 @@ export class Session implements AttemptOwner {
   #identity: { id: bigint; password: Uint8Array; global: boolean } | null = null;
   /** Private (#): it holds the TLS key material and SASL factory, which util.inspect must not show. */
   readonly #o: SessionOptions;
-  /** What every request of this session shares (request.ts). */
+  /** What every request of this session shares (call-record.ts). */
   private readonly context: CallContext;
   /** Writes sent whose replies were lost, for judging a later attempt of the same write (outcome.ts). */
   readonly lost: LostWrites = new LostWrites(this);

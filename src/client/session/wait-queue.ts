@@ -3,7 +3,7 @@
 import { ErrorCode } from "../../protocol/constants.ts";
 import { type Clock, type TimerHandle, systemClock } from "../clock.ts";
 import { Fifo } from "../wire/fifo.ts";
-import type { Pending } from "../wire/request.ts";
+import type { Pending } from "../wire/call-record.ts";
 
 interface Waiting {
   p: Pending;

@@ -19,7 +19,7 @@ import { type Clock, type TimerHandle, systemClock } from "../clock.ts";
 import { microtask } from "./microtask.ts";
 import { isStalled, pingIntervalFor, readTimeoutFor, tickFor } from "./liveness.ts";
 import { Ops } from "../../protocol/ops.ts";
-import { type Call, type CallContext, Pending } from "./request.ts";
+import { type Call, type CallContext, Pending } from "./call-record.ts";
 import type { Link, LinkHandlers } from "../transport/transport.ts";
 import type { Logger } from "../types.ts";
 

@@ -97,7 +97,7 @@ export interface Call<Res, Out> {
   /** A write whose bytes are its own (WriteOptions.uniqueData): found after a loss, they prove it applied (outcome.ts). */
   unique?: boolean;
   /**
-   * Not a `zookeeper-ts:request` trace of its own (call.ts): the client's own calls, and those inside an operation
+   * Not a `zookeeper-ts:request` trace of its own (caller.ts): the client's own calls, and those inside an operation
    * traced as one (a linearizable read's read, a create's attempts around making its parents, multiRead's, ...).
    */
   untraced?: boolean;

@@ -1,7 +1,7 @@
 // The one path every operation takes (go-zookeeper's `c.request(opcode, req, res, recvFunc)`): the op
 // table's entry encodes the request and decodes the reply, the body's path is mapped into the chroot, a
 // watcher is registered in the receive path together with its reply, and the call goes to the session's
-// send (request.ts: a signal can abandon it; the decoded reply is mapped back out of the chroot). Argument
+// send (call-record.ts: a signal can abandon it; the decoded reply is mapped back out of the chroot). Argument
 // checks stay with each public method. It is also the one trace point: each call is one `zookeeper-ts:request`
 // trace (diagnostics.ts) unless it is `untraced` (the client's own reads, the calls inside an operation traced
 // as one by `trace`: a linearizable read, a create that makes its parents, multiRead, getConfig, ...).
@@ -13,7 +13,7 @@ import { signalOf } from "./abort.ts";
 import { Ids } from "./acl.ts";
 import { type Needs, ttlRefused } from "./session/features.ts";
 import { type HelperClient, createWithParents } from "./helpers.ts";
-import type { Call, CallSpec, Send } from "./wire/request.ts";
+import type { Call, CallSpec, Send } from "./wire/call-record.ts";
 import type { CreateOptions, Data } from "./types.ts";
 import { checkAcl, checkCreateMode, checkPath, toBytes } from "./validate.ts";
 import type { WatchKind, WatchRegistry } from "./watches/watches.ts";
