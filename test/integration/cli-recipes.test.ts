@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, Lock, Semaphore, SetPartitioner, ZooKeeper, ZooKeeperError, type SemaphoreLease } from "../../src/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
-import { startCli, statusEvents, zkts, type CliProcess, type CliResult } from "../support/cli-run.ts";
+import { killClis, startCli, statusEvents, zkts, type CliProcess, type CliResult } from "../support/cli-run.ts";
 import { until } from "../support/wait.ts";
 import { removeRoot, uniqueRoot } from "./client-util.ts";
 
@@ -129,8 +129,7 @@ describe("zkts and the recipes: lock --shared / --semaphore, semaphore, partitio
   }, 60_000);
 
   afterAll(async () => {
-    for (const c of running) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
-    await Promise.all(running.map((c) => c.done));
+    await killClis(running);
     await Promise.all(others.map((c) => c.close()));
     if (zk) await removeRoot(zk, root);
     await zk?.close();

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { sharedServer } from "../support/zk-server.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { startCli, statusEvents, zkts, type CliProcess } from "../support/cli-run.ts";
+import { killClis, startCli, statusEvents, zkts, type CliProcess } from "../support/cli-run.ts";
 import { until } from "../support/wait.ts";
 import { removeRoot, uniqueRoot } from "./client-util.ts";
 
@@ -199,8 +199,7 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const c of running) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
-    await Promise.all(running.map((c) => c.done));
+    await killClis(running);
     await Promise.all(proxies.map((p) => p.close()));
     if (zk) await removeRoot(zk, root);
     await zk?.close();

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ZooKeeper } from "../../src/index.ts";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
-import { startCli, zkts, type CliProcess, type CliResult } from "../support/cli-run.ts";
+import { killClis, startCli, zkts, type CliProcess, type CliResult } from "../support/cli-run.ts";
 import type { LineProcess } from "../support/line-process.ts";
 import { until } from "../support/wait.ts";
 import { sharedServer } from "../support/zk-server.ts";
@@ -51,7 +51,7 @@ describe("zkts semaphore / partition / lock --semaphore with Curator's and kazoo
     zk = await ZooKeeper.connect(connect, { sessionTimeout: 10_000 });
   }, 60_000);
   afterAll(async () => {
-    for (const c of cli) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
+    await killClis(cli);
     await Promise.all([...scripts].map((p) => p.kill()));
     await killAllContenders();
     if (zk) await removeRoot(zk, root);

@@ -102,6 +102,13 @@ export async function startCli(args: readonly string[], o: CliOptions = {}): Pro
   return { child, out: text, err: () => err, done, waitForOutput: (t) => wait(t, "out"), waitForErr: (t) => wait(t, "err") };
 }
 
+/** Kills (SIGKILL) every zkts process of `clis` still running and waits until each has exited: a file's teardown. */
+export async function killClis(clis: Iterable<CliProcess>): Promise<void> {
+  const all = [...clis];
+  for (const c of all) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
+  await Promise.all(all.map((c) => c.done));
+}
+
 /** The status lines a `zkts --json` process (elect, lock) has written on stderr so far, whole lines only, parsed. */
 export function statusEvents(cli: CliProcess): Record<string, unknown>[] {
   return cli.err().split("\n").slice(0, -1).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>);
