@@ -111,8 +111,9 @@ describe("client operations (real server)", () => {
     await zk.delete(`${c}/child`);
     const t = `${root}/reap-ttl`;
     if (!skipTtl("reaping")) await zk.create(t, null, { mode: CreateMode.PERSISTENT_WITH_TTL, ttl: 300 });
-    await until("the container and the TTL node to be reaped", async () => (await zk.exists(c)) === null && (await zk.exists(t)) === null, 15_000);
-  }, 60_000);
+    // The test servers reap every second (znode.container.checkIntervalMs=1000); a stock server every minute.
+    await until("the container and the TTL node to be reaped", async () => (await zk.exists(c)) === null && (await zk.exists(t)) === null, 130_000, 50);
+  }, 150_000);
 
   it("reports NONODE, NODEEXISTS, BADVERSION, NOTEMPTY and NOCHILDRENFOREPHEMERALS", async () => {
     const p = `${root}/errs`;

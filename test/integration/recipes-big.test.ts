@@ -10,7 +10,7 @@ import type { ZooKeeper } from "../../src/index.ts";
 import { GroupMember, LeaderElection, Lock, type Member } from "../../src/recipes/index.ts";
 import { countWatchers, parseWchp } from "../../bench/big/stats.ts";
 import { SharedSessions } from "../support/shared-sessions.ts";
-import { removeRoot } from "./client-util.ts";
+import { fourLetterWordOff, removeRoot } from "./client-util.ts";
 import { never, nextEvent, until } from "../support/wait.ts";
 import { fourLetterWord, sharedServer } from "../support/zk-server.ts";
 
@@ -22,6 +22,13 @@ async function clients(n: number): Promise<ZooKeeper[]> {
   const out: ZooKeeper[] = [];
   for (let i = 0; i < n; i += 25) out.push(...(await Promise.all(Array.from({ length: Math.min(25, n - i) }, () => sessions.client()))));
   return out;
+}
+
+/** Why the watcher layout cannot be read here (a ZK_CONNECT server whose 4lw whitelist lacks wchp), or null: the file's cases are skipped then, saying so. */
+async function wchpOff(what: string): Promise<boolean> {
+  const off = await fourLetterWordOff((await sharedServer()).connectString, "wchp");
+  if (off !== null) console.log(`[recipes-big] ${what}: skipped: ${off}`);
+  return off !== null;
 }
 
 async function wchp(): Promise<string> {
@@ -50,6 +57,7 @@ describe("big elections", () => {
   sessions.hooks(async () => removeRoot(await sessions.client(), root)); // the run's nodes are all below root
 
   it(`${N} participants: one leader, handover in sequence order, one wake-up per change, one watcher per candidate`, async () => {
+    if (await wchpOff("participants")) return;
     const path = `${root}/election`;
     const zks = await clients(N);
     const es = zks.map((zk, i) => new LeaderElection(zk, path, { id: `p${i}` }));
@@ -105,6 +113,7 @@ describe("big elections", () => {
   }, 300_000);
 
   it("60 Lock contenders: acquired in sequence order, one wake-up per release, one watcher per contender", async () => {
+    if (await wchpOff("Lock contenders")) return;
     const path = `${root}/lock`;
     const n = 60;
     const zks = await clients(n);
@@ -132,6 +141,7 @@ describe("big elections", () => {
   }, 300_000);
 
   it(`${N} GroupMembers: coalesced change events converge to the full membership; only listeners watch the group`, async () => {
+    if (await wchpOff("GroupMembers")) return;
     const path = `${root}/group`;
     const zks = await clients(N);
     const gs = zks.map((zk, i) => new GroupMember(zk, path, { id: `m${String(i).padStart(3, "0")}`, data: `d${i}` }));

@@ -5,6 +5,9 @@
 import { AddWatchMode, CreateMode, GroupMember, LeaderElection, Op, ReadOp, WatcherType, type WatchedEvent } from "../../src/index.ts";
 import { type Connect, outcomeLog } from "./scenario.ts";
 
+/** What the scenario does: `ttl: false` leaves its TTL create out (for a real server without TTL nodes). */
+export const scenarioSettings = { ttl: true };
+
 export async function scenarioOps(connect: Connect, root: string): Promise<string[]> {
   const format = (v: unknown): string => JSON.stringify(v ?? null, (_, x) => (typeof x === "bigint" ? `${x}n` : typeof x === "string" ? x.replaceAll(root, "R") : x));
   const { log, seen, onEvent, nextEvent, step } = outcomeLog(root, format);
@@ -19,7 +22,7 @@ export async function scenarioOps(connect: Connect, root: string): Promise<strin
     });
     await step("container", () => a.create(`${root}/box`, "", { mode: CreateMode.CONTAINER }));
     await step("container stat", async () => (await a.exists(`${root}/box`))?.ephemeralOwner);
-    await step("ttl", () => a.create(`${root}/ttl`, "", { mode: CreateMode.PERSISTENT_WITH_TTL, ttl: 60_000 }));
+    if (scenarioSettings.ttl) await step("ttl", () => a.create(`${root}/ttl`, "", { mode: CreateMode.PERSISTENT_WITH_TTL, ttl: 60_000 }));
     await step("getACL", async () => {
       const { acl, stat } = await a.getACL(`${root}/n`);
       return [acl, stat.aversion];
