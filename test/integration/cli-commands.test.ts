@@ -168,8 +168,8 @@ describe("zkts command line (real server)", () => {
 
   it("a script on stdin runs through the shell: create modes, ephemerals, count, whoami, ACLs; worst status", async () => {
     const s = `${root}/script`;
+    const ttlOff = await ttlNodesOff(zk, root); // probed beside the script's node: a probe under it would take a sequence number
     await zk.create(s);
-    const ttlOff = await ttlNodesOff(zk, s);
     if (ttlOff !== null) console.log(`[cli] shell script: the TTL create is a plain one: ${ttlOff}`);
     const script = [
       `create -e ${s}/eph x`,
