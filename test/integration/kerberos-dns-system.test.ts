@@ -6,7 +6,8 @@
 // alias, by its address (PTR) or by a short name (the search domain). On each setup the Java client
 // (3.8.0, test/support/java/KerberosClient.java) runs in the same kind of namespace with the same krb5.conf,
 // and zookeeper-ts must log in wherever Java does; MIT's kinit and kvno are the reference for the KDC
-// discovery and the CNAME. Node only: the namespace and the Java side are the same on any runtime.
+// discovery and the CNAME. The test file runs under Node; our client runs in the namespace under Node, Bun and
+// Deno (each runtime's own resolver and sockets), beside the one Java run.
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -16,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { DnsServer, dnsProblem, type WrapOptions } from "../support/dns-server.ts";
 import { describeWithKdc, startKdc, type TestKdc } from "../support/kdc.ts";
-import { LineProcess, REPO_DIR, runtimeCommand } from "../support/line-process.ts";
+import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "../support/line-process.ts";
 import { startKerberosServer, type KerberosServer } from "../support/secure-server.ts";
 import { localInstall } from "../support/zk-install.ts";
 
@@ -109,10 +110,10 @@ if (problem !== null) {
     }
 
     /** zookeeper-ts in the namespace (test/support/dns-client.ts), as alice with her keytab: "ok" (whoAmI sasl:alice) or its ERROR line. */
-    async function oursLogin(connect: string, canonicalize: boolean): Promise<string> {
+    async function oursLogin(connect: string, canonicalize: boolean, runtime: Runtime): Promise<string> {
       const sasl = { mechanism: "GSSAPI", principal: alice, keytab, krb5Config: krb5Conf, canonicalizeHostname: canonicalize };
-      const [node, nodeArgs] = runtimeCommand("node", `${REPO_DIR}test/support/dns-client.ts`);
-      const [cmd, args] = dnsd.wrap(node, [...nodeArgs, connect, "", JSON.stringify(sasl)], NAMESPACE);
+      const [rt, rtArgs] = runtimeCommand(runtime, `${REPO_DIR}test/support/dns-client.ts`);
+      const [cmd, args] = dnsd.wrap(rt, [...rtArgs, connect, "", JSON.stringify(sasl)], NAMESPACE);
       const client = new LineProcess("kerberos-dns-client", spawn(cmd, args, { cwd: REPO_DIR, stdio: ["pipe", "pipe", "pipe"] }));
       try {
         const first = await client.waitFor((l) => l.kind === "WHO" || l.kind === "ERROR", 40_000);
@@ -136,15 +137,20 @@ if (problem !== null) {
       it(`${s.setup}: Java and zookeeper-ts ${s.expect === "ok" ? "log in" : "are refused"}`, async () => {
         const connect = `${s.host}:${srv.server.clientPort}`;
         const javaResult = await javaLogin(connect, s.canonicalize);
-        const ours = await oursLogin(connect, s.canonicalize);
-        results.push(`${s.setup.padEnd(44)} -> Java ${javaResult === "ok" ? "ok" : javaResult.padEnd(10)} | ours ${ours}`);
-        if (javaResult === "ok") assert.equal(ours, "ok", "zookeeper-ts logs in wherever Java does");
-        if (s.expect === "ok") assert.equal(javaResult, "ok", `Java: ${javaResult}`);
-        else {
-          assert.equal(javaResult, "AUTHFAILED", `Java: ${javaResult}`);
-          assert.match(ours, /^ERROR AUTHFAILED/);
-          assert.match(ours, s.expect);
+        // Ours under each runtime, each in the same namespace: the system resolver of Node, Bun and Deno alike.
+        const ours = await oursLogin(connect, s.canonicalize, "node");
+        const others = { bun: await oursLogin(connect, s.canonicalize, "bun"), deno: await oursLogin(connect, s.canonicalize, "deno") };
+        const same = Object.values(others).every((o) => o === ours) ? "" : ` (bun: ${others.bun}; deno: ${others.deno})`;
+        results.push(`${s.setup.padEnd(44)} -> Java ${javaResult === "ok" ? "ok" : javaResult.padEnd(10)} | ours (node, bun, deno) ${ours}${same}`);
+        for (const o of [ours, others.bun, others.deno]) {
+          if (javaResult === "ok") assert.equal(o, "ok", "zookeeper-ts logs in wherever Java does, on each runtime");
+          if (s.expect !== "ok") {
+            assert.match(o, /^ERROR AUTHFAILED/);
+            assert.match(o, s.expect);
+          }
         }
+        if (s.expect === "ok") assert.equal(javaResult, "ok", `Java: ${javaResult}`);
+        else assert.equal(javaResult, "AUTHFAILED", `Java: ${javaResult}`);
       }, 120_000);
     }
   });
