@@ -8,12 +8,16 @@
 //   SERVER <host:port|->    reply to "server?" (which ensemble member our session is connected to)
 //   EXPIRED <mono-ns> <epoch-ms>   the session expired; the process exits (the test respawns)
 //   STATE <state> <mono-ns> <epoch-ms>   session state changes (for diagnosing slow failovers)
+//   ZKWATCH <mono-ns> <epoch-ms> <type> <path>   every watch event the client delivered (likewise)
+//   SLOW <mono-ns> <epoch-ms> <operation> <path|-> <ms> <ok|code>   a call that took over SLOW_MS (likewise)
+import * as dc from "node:diagnostics_channel";
 import process from "node:process";
 import { ZooKeeper } from "../../src/index.ts";
 import { LeaderElection } from "../../src/recipes/index.ts";
 import { answerCommon, closer, emit, readyGate, reportElection, serveCommands, stamp } from "./participant-kit.ts";
 
 const WORK_MS = 25;
+const SLOW_MS = 200;
 
 const [connectString, path, id, sessionArg] = process.argv.slice(2);
 if (!connectString || !path || !id || !sessionArg) {
@@ -28,6 +32,26 @@ const gate = readyGate();
 // The first connect came before the listener below: stamped here (just after), it tells when the ensemble served this process.
 gate.out(`STATE ${zk.state} ${stamp()}`);
 reportElection(election, gate.out);
+// What a slow failover's report needs to tell the server's time from ours: when each watch event reached the
+// client, and which calls were slow (the client's own trace channels, as a tracer would read them).
+dc.subscribe("zookeeper-ts:watch", (m) => {
+  const w = m as { type: string; path: string | null };
+  gate.out(`ZKWATCH ${stamp()} ${w.type} ${w.path ?? "-"}`);
+});
+const callStart = new WeakMap<object, bigint>();
+dc.tracingChannel("zookeeper-ts:request").subscribe({
+  start: (ctx) => void callStart.set(ctx as object, process.hrtime.bigint()),
+  end: () => {},
+  asyncStart: () => {},
+  error: () => {},
+  asyncEnd: (ctx) => {
+    const c = ctx as { operation: string; path?: string; error?: { code?: string; name: string } };
+    const t0 = callStart.get(c);
+    if (t0 === undefined) return;
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (ms > SLOW_MS) gate.out(`SLOW ${stamp()} ${c.operation} ${c.path ?? "-"} ${ms.toFixed(0)} ${c.error ? (c.error.code ?? c.error.name) : "ok"}`);
+  },
+});
 zk.on("state", (state) => {
   gate.out(`STATE ${state} ${stamp()}`);
   if (state !== "expired") return;

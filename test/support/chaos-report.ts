@@ -133,9 +133,28 @@ function context(rec: ChaosRecord, from: bigint, to: bigint): string {
   const out: string[] = [];
   for (const m of rec.members) {
     const ls = m.c.p.lines.filter((l) => l.kind !== "WORK" && l.kind !== "CLOCK" && l.receivedNs >= from && l.receivedNs <= to + 50_000_000n);
-    if (ls.length) out.push(`${m.c.id}: ${ls.map((l) => `${l.kind} ${l.kind === "STATE" || l.kind === "REVOKED" ? `${l.kind === "STATE" ? l.args[0] : l.args[2]} ` : ""}@${ms(l.receivedNs)}`).join(", ")}`);
+    if (ls.length) out.push(`${m.c.id}: ${ls.map((l) => `${l.kind} ${detail(l)}@${ms(l.receivedNs)}`).join(", ")}`);
   }
   return out.join("; ");
+}
+
+/** What a context line says besides its kind: the state, the reason, the znode (its last segment), a slow call. */
+function detail(l: ChaosRecord["members"][number]["c"]["p"]["lines"][number]): string {
+  const tail = (p: string | undefined): string => (p ?? "-").split("/").pop() ?? "-";
+  switch (l.kind) {
+    case "STATE":
+      return `${l.args[0]} `;
+    case "REVOKED":
+      return `${l.args[2]} `;
+    case "WATCH":
+      return `${tail(l.args[0])}${l.args[1] === "own" ? " own" : ""} `;
+    case "ZKWATCH":
+      return `${l.args[2]} ${tail(l.args[3])} `;
+    case "SLOW":
+      return `${l.args[2]} ${tail(l.args[3])} ${l.args[4]} ms ${l.args[5]} `;
+    default:
+      return "";
+  }
 }
 
 const KINDS: ActionKind[] = ["resign", "close", "kill", "stop", "server"];
