@@ -158,7 +158,7 @@ function genericCounts(out, code) {
 }
 
 async function startSharedServer() {
-  const main = join(root, "test/support/zk-shared-main.ts");
+  const main = join(root, "test/support/servers/zk-shared-main.ts");
   const child = spawn(process.execPath, ["--import", "tsx", main, "--until-stdin-closes"], { stdio: ["pipe", "pipe", "inherit"] });
   const line = await new Promise((resolve, reject) => {
     let out = "";

@@ -11,9 +11,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AddWatchMode, CreateMode, EventType, ReadOp, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
-import { fourLetterWord, sharedServer } from "../support/zk-server.ts";
-import { compareVersions, serverLine } from "../support/zk-line.ts";
-import { fourLetterWordOff, onSession, removeRoot, ttlNodesOff, uniqueRoot, until } from "./client-util.ts";
+import { fourLetterWord, sharedServer } from "../support/servers/zk-server.ts";
+import { compareVersions, serverLine } from "../support/servers/zk-line.ts";
+import { fourLetterWordOff, onSession, removeRoot, ttlNodesOff, uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
 
 type Outcome = "supported" | "unsupported" | "removed" | "left on server" | "shadowed" | "delivered" | "zxid" | "-1";
 const T = 30_000;

@@ -2,7 +2,7 @@
 // per server), read (linearizable getData), write (unversioned setData, unique values) and cas (setData with the
 // version last seen) on a few znodes while rounds of faults hit links and servers. Every operation is
 // recorded with its invoke and complete times on one monotonic clock (performance.now) and an outcome
-// read from the client's answer; the history is then checked per key (test/support/linearizability.ts).
+// read from the client's answer; the history is then checked per key (test/support/chaos/linearizability.ts).
 //
 // Outcomes: a resolved call is ok; a ZooKeeperError naming a server's definite answer (BADVERSION, NONODE,
 // ...) is fail, and so is an error saying the request was never written to any link (`sent === false`);
@@ -29,15 +29,15 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ZooKeeper, isZooKeeperError, withRetry } from "../../src/index.ts";
-import { OpCode } from "../../src/protocol/constants.ts";
-import { startFaultProxy, type FaultProxy } from "./fault-proxy.ts";
+import { ZooKeeper, isZooKeeperError, withRetry } from "../../../src/index.ts";
+import { OpCode } from "../../../src/protocol/constants.ts";
+import { startFaultProxy, type FaultProxy } from "../fakes/fault-proxy.ts";
 import { checkExclusive, checkLinearizable, registerModel, type CheckResult, type Hold, type Operation, type Outcome, type RegisterInput, type RegisterOutput } from "./linearizability.ts";
-import { rng } from "./prng.ts";
-import { hold } from "./wait.ts";
-import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "./line-process.ts";
-import { RUNTIME } from "./cli-run.ts";
-import type { ZkEnsemble, ZkServer } from "./zk-types.ts";
+import { rng } from "../prng.ts";
+import { hold } from "../wait.ts";
+import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "../processes/line-process.ts";
+import { RUNTIME } from "../processes/cli-run.ts";
+import type { ZkEnsemble, ZkServer } from "../servers/zk-types.ts";
 
 export type HistoryOp = Operation<RegisterInput, RegisterOutput>;
 
@@ -477,7 +477,7 @@ export async function spawnHistoryClient(spec: HistoryClientSpec, report: (r: Op
   return { done };
 }
 
-const HOLDER = fileURLToPath(new URL("./lock-participant.ts", (import.meta as { url: string }).url));
+const HOLDER = fileURLToPath(new URL("../processes/lock-participant.ts", (import.meta as { url: string }).url));
 
 /** What a holder holds in turns: a Lock, or the leadership of a LeaderElection. */
 type HoldKind = "lock" | "election";

@@ -7,7 +7,7 @@ import * as dns from "node:dns/promises";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { until } from "./wait.ts";
+import { until } from "../wait.ts";
 
 export const DNS_ADDRESS = "127.53.0.1";
 

@@ -3,10 +3,10 @@
 // read timeout 2000 ms, ping interval 1000 ms, tick 250 ms, client-side expiry 4000 ms), then every
 // ping and request with a bare reply header — unless `answering` is off (replies dropped) or `holding`
 // is on (replies kept in `held` until `release()`).
-import { ZooKeeper, type LinkHandlers, type Transport } from "../../src/index.ts";
-import { FrameDecoder, encodeFrame } from "../../src/protocol/frame.ts";
-import { JuteReader } from "../../src/protocol/jute.ts";
-import { writeConnectResponse } from "../../src/protocol/records.ts";
+import { ZooKeeper, type LinkHandlers, type Transport } from "../../../src/index.ts";
+import { FrameDecoder, encodeFrame } from "../../../src/protocol/frame.ts";
+import { JuteReader } from "../../../src/protocol/jute.ts";
+import { writeConnectResponse } from "../../../src/protocol/records.ts";
 import { type ManualClock, settle } from "./fake-clock.ts";
 
 export class FakeZk implements Transport {

@@ -2,7 +2,7 @@
 // advance(ms) fires due timers in time order (letting promise continuations run between them);
 // jump(ms) moves time without firing anything, like a process that was paused (SIGSTOP, long GC).
 import { setImmediate } from "node:timers";
-import type { Clock, TimerHandle } from "../../src/client/clock.ts";
+import type { Clock, TimerHandle } from "../../../src/client/clock.ts";
 
 interface Timer {
   at: number;

@@ -13,10 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { ZooKeeperError, type Logger, type ZooKeeper } from "../../src/index.ts";
-import { describe, it } from "./bdd.ts";
+import { ZooKeeperError, type Logger, type ZooKeeper } from "../../../src/index.ts";
+import { describe, it } from "../bdd.ts";
 import { encodeKrbError } from "./kerberos-peer.ts";
-import { LineProcess } from "./line-process.ts";
+import { LineProcess } from "../processes/line-process.ts";
 import { startKerberosServer, type KerberosServer } from "./secure-server.ts";
 
 const TOOLS = ["krb5kdc", "kdb5_util", "kadmin.local", "kinit"];
@@ -413,7 +413,7 @@ function javaKerberosArgs(o: JavaKerberosRun, command: readonly string[]): strin
 }
 
 /**
- * The Java ZooKeeper client (test/support/java/KerberosClient.java) as `principal` through a JAAS Client section
+ * The Java ZooKeeper client (test/support/secure/java/KerberosClient.java) as `principal` through a JAAS Client section
  * (Krb5LoginModule and its keytab or ccache) on `krb5Conf`: one command; its stdout lines and its stderr.
  */
 export function javaKerberosClient(o: JavaKerberosRun, ...command: string[]): Promise<{ lines: string[]; stderr: string }> {

@@ -1,6 +1,6 @@
 // A standalone election participant, one OS process per participant (for crash tests and the demo).
-//   npx tsx test/support/participant.ts <connectString> <path> <id> [sessionTimeoutMs]
-//   npx bun test/support/participant.ts ...        npx deno run -A test/support/participant.ts ...
+//   npx tsx test/support/processes/participant.ts <connectString> <path> <id> [sessionTimeoutMs]
+//   npx bun test/support/processes/participant.ts ...        npx deno run -A test/support/processes/participant.ts ...
 // Same line protocol as test/interop/LatchParticipant.java (Curator), one flushed line per event:
 //   READY | ELECTED <mono-ns> <epoch-ms> <token> | REVOKED <mono-ns> <epoch-ms> <reason> | WATCH <path> [own]
 //   STATE <state> <mono-ns> <epoch-ms> | LEADER <id|-> | PARTICIPANTS <id,...> | PATH <path> | HAS <bool>
@@ -9,8 +9,8 @@
 // mono-ns is process.hrtime.bigint(): CLOCK_MONOTONIC under Node; Bun and Deno count from their own
 // start, so a launcher maps stamps with "clock?" (see participant-process.ts).
 import process from "node:process";
-import { ZooKeeper } from "../../src/index.ts";
-import { LeaderElection } from "../../src/recipes/index.ts";
+import { ZooKeeper } from "../../../src/index.ts";
+import { LeaderElection } from "../../../src/recipes/index.ts";
 import { answerCommon, closer, emit, readyGate, reportElection, serveCommands, stamp } from "./participant-kit.ts";
 
 const [connectString, path, id, sessionArg] = process.argv.slice(2);

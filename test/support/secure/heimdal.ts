@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { freePort, startDaemon, type Daemon } from "./kdc.ts";
-import { linesCache } from "./zk-lines.ts";
+import { linesCache } from "../servers/zk-lines.ts";
 
 /** Debian bookworm's Heimdal 7.8: the KDC, kadmin, and the libraries they load. */
 const PACKAGES = [

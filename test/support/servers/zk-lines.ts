@@ -30,7 +30,7 @@ export function lineDir(name: string): string {
   return join(linesCache(), "lines", name);
 }
 
-const FETCH_SCRIPT = fileURLToPath(new URL("../../scripts/fetch-zk-lines.sh", (import.meta as { url: string }).url));
+const FETCH_SCRIPT = fileURLToPath(new URL("../../../scripts/fetch-zk-lines.sh", (import.meta as { url: string }).url));
 
 /** Upstream version ("3.4.13") of a fetched line, read from its Debian version; undefined before the fetch. */
 export function fetchedVersion(name: string): string | undefined {

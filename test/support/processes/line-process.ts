@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const REPO = fileURLToPath(new URL("../../", (import.meta as { url: string }).url));
+const REPO = fileURLToPath(new URL("../../../", (import.meta as { url: string }).url));
 
 export type Runtime = "node" | "bun" | "deno";
 

@@ -12,11 +12,11 @@ import {
   encodeOctetString,
   encodeSequence,
   encodeUint32,
-} from "../../src/kerberos/der.ts";
-import { enctype, enctypeName } from "../../src/kerberos/crypto.ts";
-import { DerError, KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
-import { decodeGssChecksum, frameContextToken, GSS_CHECKSUM_TYPE, GssContext, TokId, unframeContextToken, type GssChecksum } from "../../src/kerberos/gss.ts";
-import { keysFor, type Keytab } from "../../src/kerberos/keytab.ts";
+} from "../../../src/kerberos/der.ts";
+import { enctype, enctypeName } from "../../../src/kerberos/crypto.ts";
+import { DerError, KerberosError, KerberosErrorReason } from "../../../src/kerberos/errors.ts";
+import { decodeGssChecksum, frameContextToken, GSS_CHECKSUM_TYPE, GssContext, TokId, unframeContextToken, type GssChecksum } from "../../../src/kerberos/gss.ts";
+import { keysFor, type Keytab } from "../../../src/kerberos/keytab.ts";
 import {
   ApOptions,
   decodeApReq,
@@ -38,8 +38,8 @@ import {
   type KrbErrorMessage,
   type PaData,
   type Ticket,
-} from "../../src/kerberos/messages.ts";
-import { KeyBlock, principalToString, type Principal } from "../../src/kerberos/types.ts";
+} from "../../../src/kerberos/messages.ts";
+import { KeyBlock, principalToString, type Principal } from "../../../src/kerberos/types.ts";
 
 const timeField = (t: Date | undefined): Uint8Array | undefined => (t === undefined ? undefined : encodeGeneralizedTime(t));
 const hex4 = (n: number): string => `${(n >>> 8).toString(16).padStart(2, "0")} ${(n & 0xff).toString(16).padStart(2, "0")}`;

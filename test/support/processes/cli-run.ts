@@ -127,7 +127,7 @@ export interface PtyProcess extends Omit<CliProcess, "err" | "waitForErr"> { // 
 
 export async function startCliPty(args: readonly string[], env: Record<string, string | undefined> = {}, killAfterMs = 50_000): Promise<PtyProcess> {
   const [cmd, base] = await command();
-  const child = spawn("python3", [`${REPO_DIR}test/support/pty-drive.py`, cmd, ...base, ...args], {
+  const child = spawn("python3", [`${REPO_DIR}test/support/processes/pty-drive.py`, cmd, ...base, ...args], {
     cwd: REPO_DIR, env: { ...process.env, ...env, TERM: "xterm" }, stdio: ["pipe", "pipe", "pipe"],
   });
   let screen = "";

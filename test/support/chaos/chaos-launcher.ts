@@ -1,10 +1,10 @@
-// Starts test/support/chaos-participant.ts as its own OS process (Node, Bun or Deno), reusing the
+// Starts test/support/chaos/chaos-participant.ts as its own OS process (Node, Bun or Deno), reusing the
 // line queue of participant-process.ts, and maps its stamps onto this process's hrtime clock.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { ParticipantProcess, type ParticipantLine, type Runtime } from "./participant-process.ts";
-import { REPO_DIR, runtimeCommand } from "./line-process.ts";
-import { RUNTIME } from "./cli-run.ts";
+import { ParticipantProcess, type ParticipantLine, type Runtime } from "../processes/participant-process.ts";
+import { REPO_DIR, runtimeCommand } from "../processes/line-process.ts";
+import { RUNTIME } from "../processes/cli-run.ts";
 
 const SCRIPT = fileURLToPath(new URL("./chaos-participant.ts", (import.meta as { url: string }).url));
 

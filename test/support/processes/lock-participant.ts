@@ -1,6 +1,6 @@
 // A zookeeper-ts Lock or LeaderElection participant as its own OS process, on the line protocol of
 // test/interop/MutexParticipant.java and kazoo_participant.py (stamps: process.hrtime.bigint()):
-//   npx tsx test/support/lock-participant.ts <connectString> <path> <id> <sessionMs> <MODE> [holdMs] [fencePath]
+//   npx tsx test/support/processes/lock-participant.ts <connectString> <path> <id> <sessionMs> <MODE> [holdMs] [fencePath]
 // With fencePath (lock mode), each moment of a hold also writes the token to fencePath through the lock's
 // guarded transaction: FENCED <version> <token> <ns> when it committed (<ns>: a moment it was held), UNFENCED <code> when it did not.
 // With fencePath in election mode, the participant leads in turns the same way: HOLD when elected, its token
@@ -12,10 +12,10 @@
 //   ELECTED <ns> <ms> <token> | REVOKED <ns> <ms> <reason> | STATE ... | LEADER | PARTICIPANTS | SERVER | CLOCK | CLOSED
 // stdin: close, leader?, participants?, server?, has?, clock? (EOF = close).
 import process from "node:process";
-import { ZooKeeper, isZooKeeperError, type Transaction } from "../../src/index.ts";
-import { LeaderElection, Lock, ReadWriteLock, Semaphore, type ElectionProtocol, type LockNaming, type SemaphoreLease } from "../../src/recipes/index.ts";
+import { ZooKeeper, isZooKeeperError, type Transaction } from "../../../src/index.ts";
+import { LeaderElection, Lock, ReadWriteLock, Semaphore, type ElectionProtocol, type LockNaming, type SemaphoreLease } from "../../../src/recipes/index.ts";
 import { emit, readyGate, reportElection, serveCommands, stamp } from "./participant-kit.ts";
-import { hold } from "./wait.ts";
+import { hold } from "../wait.ts";
 
 const [connectString, path, id, sessionArg, modeArg, holdArg, fencePath] = process.argv.slice(2);
 const [mode, variant] = (modeArg ?? "").split(":");

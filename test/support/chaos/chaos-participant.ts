@@ -1,5 +1,5 @@
 // An election participant for the chaos tests, one OS process each (Node, Bun or Deno):
-//   <runtime> test/support/chaos-participant.ts <connectString> <path> <id> <sessionTimeoutMs>
+//   <runtime> test/support/chaos/chaos-participant.ts <connectString> <path> <id> <sessionTimeoutMs>
 // The line protocol of participant.ts (READY, ELECTED, REVOKED, WATCH, LEADER, CLOCK, CLOSED, ERROR),
 // plus what the safety checks need:
 //   READY <negotiated-ms>   once the candidate znode is in place
@@ -12,9 +12,9 @@
 //   SLOW <mono-ns> <epoch-ms> <operation> <path|-> <ms> <ok|code>   a call that took over SLOW_MS (likewise)
 import * as dc from "node:diagnostics_channel";
 import process from "node:process";
-import { ZooKeeper } from "../../src/index.ts";
-import { LeaderElection } from "../../src/recipes/index.ts";
-import { answerCommon, closer, emit, readyGate, reportElection, serveCommands, stamp } from "./participant-kit.ts";
+import { ZooKeeper } from "../../../src/index.ts";
+import { LeaderElection } from "../../../src/recipes/index.ts";
+import { answerCommon, closer, emit, readyGate, reportElection, serveCommands, stamp } from "../processes/participant-kit.ts";
 
 const WORK_MS = 25;
 const SLOW_MS = 200;

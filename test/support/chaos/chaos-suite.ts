@@ -2,12 +2,12 @@
 // long (test/stress/election-chaos.test.ts) runs: a 3-server ensemble (tickTime 500, sessions 2000 ms),
 // runChaos, the report, the checks. CHAOS_CHANGES, CHAOS_SEED, CHAOS_RUNTIMES override the defaults.
 import console from "node:console";
-import { describe, it, afterAll } from "./bdd.ts";
-import { startEnsemble, type ZkEnsemble } from "./zk-server.ts";
+import { describe, it, afterAll } from "../bdd.ts";
+import { startEnsemble, type ZkEnsemble } from "../servers/zk-server.ts";
 import { runChaos, type ActionKind } from "./chaos-run.ts";
 import { analyze } from "./chaos-report.ts";
 import { assertChaos } from "./chaos-assert.ts";
-import { killAllParticipants, type Runtime } from "./participant-process.ts";
+import { killAllParticipants, type Runtime } from "../processes/participant-process.ts";
 
 export interface ChaosSuite {
   title: string;

@@ -3,12 +3,12 @@
 // close, kill -9, SIGSTOP (SIGCONT after a successor is elected), or kill -9 of the ensemble member
 // its session is connected to (restarted in the background). Replacements are spawned whenever a
 // participant exits. Every action is stamped on this process's hrtime clock for the safety analysis.
-import type { ParticipantLine, Runtime } from "./participant-process.ts";
-import type { ZkServer } from "./zk-types.ts";
+import type { ParticipantLine, Runtime } from "../processes/participant-process.ts";
+import type { ZkServer } from "../servers/zk-types.ts";
 import { localNs, spawnChaos, type ChaosParticipant } from "./chaos-launcher.ts";
 import type { TimedEvent } from "./chaos-history.ts";
-import { rng } from "./prng.ts";
-import { hold } from "./wait.ts";
+import { rng } from "../prng.ts";
+import { hold } from "../wait.ts";
 
 export type ActionKind = "resign" | "close" | "kill" | "stop" | "server";
 

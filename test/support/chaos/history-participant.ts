@@ -1,15 +1,15 @@
 // One client of a history run (history-run.ts) as its own OS process, under Node, Bun or Deno:
-//   <runtime> test/support/history-participant.ts <connectString> <root> <key,key,...> <name> <seed> <sessionTimeoutMs> <deadlineMs>
+//   <runtime> test/support/chaos/history-participant.ts <connectString> <root> <key,key,...> <name> <seed> <sessionTimeoutMs> <deadlineMs>
 // It runs the same workload as the in-process clients (driveClient) and prints:
 //   READY                    once connected
 //   OP <json>                one OpReport per operation, stamped on this process's hrtime (ms; Infinity as null)
 //   CLOCK <mono-ns> <epoch-ms>   reply to "clock?" (the parent maps our stamps onto its clock)
 // "stop" (or stdin EOF) ends the workload after the op in flight; it closes the session and exits 0.
 import process from "node:process";
-import { ZooKeeper } from "../../src/index.ts";
+import { ZooKeeper } from "../../../src/index.ts";
 import { driveClient } from "./history-run.ts";
-import { emit, serveCommands, stamp } from "./participant-kit.ts";
-import { rng } from "./prng.ts";
+import { emit, serveCommands, stamp } from "../processes/participant-kit.ts";
+import { rng } from "../prng.ts";
 
 const [connectString, root, keys, name, seed, sessionArg, deadlineArg] = process.argv.slice(2);
 if (!connectString || !root || !keys || !name || !seed || !sessionArg || !deadlineArg) {

@@ -1,4 +1,4 @@
-// Launches test/support/participant.ts as its own OS process (under Node, Bun or Deno) and turns its
+// Launches test/support/processes/participant.ts as its own OS process (under Node, Bun or Deno) and turns its
 // stdout lines into an event queue: waitFor(kind), send(cmd), ask(cmd), kill(signal) (see line-process.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";

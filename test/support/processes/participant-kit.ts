@@ -2,8 +2,8 @@
 // events as lines, the common stdin commands, and the command loop (stdin EOF = close).
 import process from "node:process";
 import { writeSync } from "node:fs";
-import type { ZooKeeper } from "../../src/index.ts";
-import type { LeaderElection } from "../../src/recipes/index.ts";
+import type { ZooKeeper } from "../../../src/index.ts";
+import type { LeaderElection } from "../../../src/recipes/index.ts";
 
 // writeSync: the line is out before the next statement, so a kill -9 right after loses nothing.
 export const emit = (line: string): void => void writeSync(1, `${line}\n`);

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { LocalInstall } from "./zk-install.ts";
 import { ServerEndpoint } from "./zk-endpoint.ts";
 import type { ZkServer } from "./zk-types.ts";
-import { hold } from "./wait.ts";
+import { hold } from "../wait.ts";
 
 export interface LocalSpec {
   id: number;

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
 import { makeCertificates, saslJaas, type Certificates } from "./secure.ts";
-import { startStandalone, type ServerOptions, type ZkServer } from "./zk-server.ts";
-import { freePorts } from "./zk-ports.ts";
+import { startStandalone, type ServerOptions, type ZkServer } from "../servers/zk-server.ts";
+import { freePorts } from "../servers/zk-ports.ts";
 import type { TestKdc } from "./kdc.ts";
 
 // Our material lives outside the server dir (its path is only known inside startStandalone), so
@@ -134,7 +134,7 @@ export async function startSaslServer(opts: SaslServerOptions = {}): Promise<Sas
 }
 
 export interface KerberosServerOptions extends ServerOptions {
-  /** The realm's KDC (test/support/kdc.ts); the server's principal and keytab are made there. */
+  /** The realm's KDC (test/support/secure/kdc.ts); the server's principal and keytab are made there. */
   readonly kdc: TestKdc;
   /** The host part of the server's principal (default "localhost": zookeeper/localhost@REALM). */
   readonly serviceHost?: string;

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, it } from "./bdd.ts";
+import { describe, it } from "../bdd.ts";
 import { fetchedVersion, lineDir, requestedLine, systemVersion, type ServerLine } from "./zk-lines.ts";
 
 export type { ServerLine } from "./zk-lines.ts";
@@ -19,7 +19,7 @@ export interface LineInfo {
   source: string; // where that version was read
 }
 
-const FETCH_SCRIPT = fileURLToPath(new URL("../../scripts/fetch-zk-lines.sh", (import.meta as { url: string }).url));
+const FETCH_SCRIPT = fileURLToPath(new URL("../../../scripts/fetch-zk-lines.sh", (import.meta as { url: string }).url));
 const DOCKER_VERSION = "3.8.0"; // the image zk-docker.ts runs
 
 let info: LineInfo | undefined;

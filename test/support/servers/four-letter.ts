@@ -1,9 +1,9 @@
 // The tests' four-letter words go through the client's own (src/client/transport/four-letter.ts: one dial through
 // the default transport, the command, the whole reply until the server closes, bounded on the system
 // clock). This module only gives it a host/port signature and reads the `Mode:` line of `srvr`.
-import { systemClock } from "../../src/client/clock.ts";
-import { fourLetterWord as clientFourLetterWord } from "../../src/client/transport/four-letter.ts";
-import { defaultTransport } from "../../src/client/transport/transport.ts";
+import { systemClock } from "../../../src/client/clock.ts";
+import { fourLetterWord as clientFourLetterWord } from "../../../src/client/transport/four-letter.ts";
+import { defaultTransport } from "../../../src/client/transport/transport.ts";
 
 /** Sends one ZooKeeper four-letter word and returns the whole reply; rejects after `timeoutMs`. */
 export function fourLetterWord(host: string, port: number, cmd: string, timeoutMs = 2000): Promise<string> {

@@ -1,6 +1,8 @@
 // An ensemble's servers seen together: each one's mode, the single leader, a quorum. The plain ensemble
 // (zk-server.ts) is this; the partitioned one (zk-partition.ts) adds its network namespaces and forwarders.
-import { until } from "./wait.ts";
+// connectOn: a session on one chosen server of an ensemble.
+import { ZooKeeper, type ConnectOptions } from "../../../src/index.ts";
+import { until } from "../wait.ts";
 import type { ZkEnsemble, ZkServer } from "./zk-types.ts";
 
 export class EnsembleOf<S extends ZkServer> implements ZkEnsemble {
@@ -50,4 +52,14 @@ export class EnsembleOf<S extends ZkServer> implements ZkEnsemble {
   async close(): Promise<void> {
     await Promise.all(this.servers.map((s) => s.close()));
   }
+}
+
+/** A session whose first server is `server`, one of the ensemble's at `connectString` (hosts are shuffled: retry until it lands there). */
+export async function connectOn(server: ZkServer, connectString: string, opts: ConnectOptions = {}): Promise<ZooKeeper> {
+  for (let i = 0; i < 40; i++) {
+    const zk = await ZooKeeper.connect(connectString, { sessionTimeout: 20_000, connectTimeout: 30_000, ...opts });
+    if (zk.remoteAddress === server.connectString) return zk;
+    await zk.close();
+  }
+  throw new Error(`no session landed on ${server.connectString} in 40 tries`);
 }

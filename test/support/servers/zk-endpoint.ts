@@ -3,7 +3,7 @@
 // with how they run (a JVM, a container).
 import { fourLetterWord, serverMode } from "./four-letter.ts";
 import { serverLogTail } from "./server-log.ts";
-import { until } from "./wait.ts";
+import { until } from "../wait.ts";
 
 export abstract class ServerEndpoint {
   readonly host = "127.0.0.1";
