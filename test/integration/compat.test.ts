@@ -1,5 +1,5 @@
 // What the running server generation can do, probed feature by feature with a fresh client each, and
-// recorded as JSON (test/compat-results/<line>.json) for `npm run compat-table`, which renders docs/server-lines.md's
+// recorded as JSON (docs/records/compat/<line>.json) for `npm run compat-table`, which renders docs/server-lines.md's
 // compatibility table from those files. Each probe also asserts its outcome against what is documented
 // for the line (REAL-SERVERS.md, ZooKeeper's release notes), so a wrong probe or a regression fails.
 // "unsupported" = the server (or the client, knowing the server) answered UNIMPLEMENTED or MARSHALLINGERROR.
@@ -66,7 +66,7 @@ describe(`compatibility probes on ZooKeeper ${version} (line ${line})`, () => {
   beforeAll(async () => onSession((await sharedServer()).connectString, (zk) => zk.create(fileRoot)));
   afterAll(async () => onSession((await sharedServer()).connectString, (zk) => removeRoot(zk, fileRoot)));
   afterAll(() => {
-    const dir = fileURLToPath(new URL("../compat-results/", import.meta.url));
+    const dir = fileURLToPath(new URL("../../docs/records/compat/", import.meta.url));
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${line}.json`), JSON.stringify({ line, version, features: results }, null, 2) + "\n");
   });
