@@ -14,7 +14,7 @@ import { concatBytes } from "../protocol/bytes.ts";
 import { enctype, enctypeName, isSupportedEnctype, SUPPORTED_ENCTYPES } from "./crypto.ts";
 import { DerError, KerberosError, KerberosErrorReason, KrbCryptoError, KrbCryptoErrorReason, krbErrorName, printableText } from "./errors.ts";
 import { keysFor, type Keytab } from "./keytab.ts";
-import { kdcsOf, parseKdcAddress, realmSection, values, type KdcAddress, type Krb5Config } from "./krb5conf.ts";
+import { kdcTimingOf, kdcsOf, parseKdcAddress, realmSection, values, type KdcAddress, type Krb5Config } from "./krb5conf.ts";
 import {
   decodeEncKdcRepPart,
   decodeEtypeInfo2,
@@ -108,6 +108,8 @@ export interface KdcTransportOptions {
   readonly udp: UdpExchange | null;
   /** How long one attempt (one KDC, one protocol) may take, in ms (default 3000). */
   readonly timeoutMs?: number;
+  /** Attempts per KDC before the next one (default 1). */
+  readonly tries?: number;
   /** Requests longer than this go over TCP only (default: krb5.conf's udp_preference_limit, else 1465). */
   readonly udpPreferenceLimit?: number;
   /** Aborts everything (the client gave up). */
@@ -237,53 +239,66 @@ export function tcpExchange(dial: KdcDialer, target: HostPort, request: Uint8Arr
 }
 
 /**
- * Sends `request` to the KDCs of `realm` in turn until one answers: UDP first when the request is
- * small enough and UDP is on (then TCP to the same KDC when UDP fails or the reply is
- * KRB_ERR_RESPONSE_TOO_BIG), else TCP. Throws KerberosError (kdc-unreachable) listing every attempt.
+ * Sends `request` to the KDCs of `realm` in turn until one answers, each KDC `tries` times (askKdc) unless it says it
+ * is not serving. Throws KerberosError (kdc-unreachable) listing every attempt.
  */
 export async function sendToKdcs(kdcs: readonly KdcAddress[], realm: string, request: Uint8Array, options: KdcTransportOptions): Promise<Uint8Array> {
-  const { dial, udp } = options;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const clock = options.clock ?? runtimeTimers;
-  const limit = options.udpPreferenceLimit ?? DEFAULT_UDP_PREFERENCE_LIMIT;
   const failures: string[] = [];
+  const tries = Math.max(1, options.tries ?? 1);
   for (const kdc of kdcs) {
-    const target = { host: kdc.host, port: kdc.port };
-    const tryUdp = udp !== null && kdc.protocol !== "tcp" && (request.length <= limit || kdc.protocol === "udp");
-    if (tryUdp) {
-      try {
-        const reply = await udp(target, request, { timeoutMs, signal: options.signal, clock });
-        const code = krbErrorCode(reply);
-        if (code === SVC_UNAVAILABLE) {
-          failures.push(`${hostText(target)} udp: KDC_ERR_SVC_UNAVAILABLE`);
-          continue; // this KDC answered: it is not serving, whatever the protocol
-        }
-        if (code !== RESPONSE_TOO_BIG) {
-          options.onAnswer?.(kdc);
-          return reply;
-        }
-        failures.push(`${hostText(target)} udp: KRB_ERR_RESPONSE_TOO_BIG`);
-      } catch (e) {
-        failures.push(`${hostText(target)} udp: ${reasonOf(e)}`);
-      }
-      if (options.signal?.aborted) break;
-    }
-    if (kdc.protocol !== "udp") {
-      try {
-        const reply = await tcpExchange(dial, target, request, timeoutMs, clock, options.signal);
-        if (krbErrorCode(reply) === SVC_UNAVAILABLE) {
-          failures.push(`${hostText(target)} tcp: KDC_ERR_SVC_UNAVAILABLE`);
-          continue;
-        }
-        options.onAnswer?.(kdc);
-        return reply;
-      } catch (e) {
-        failures.push(`${hostText(target)} tcp: ${reasonOf(e)}`);
-      }
+    for (let t = 0; t < tries && !options.signal?.aborted; t++) {
+      const reply = await askKdc(kdc, request, options, failures);
+      if (reply === "busy") break; // this KDC answered that it is not serving: the next one, not this one again
+      if (reply !== null) return reply;
     }
     if (options.signal?.aborted) break;
   }
   throw new KerberosError(KerberosErrorReason.KdcUnreachable, `no KDC of realm ${realm} answered: ${failures.join("; ") || "no KDC to try"}`);
+}
+
+/**
+ * One attempt at one KDC: UDP first when the request is small enough and UDP is on (then TCP to the same KDC when UDP
+ * fails or the reply is KRB_ERR_RESPONSE_TOO_BIG), else TCP. The reply; "busy" (KDC_ERR_SVC_UNAVAILABLE); or null, with
+ * the reasons added to `failures`.
+ */
+async function askKdc(kdc: KdcAddress, request: Uint8Array, options: KdcTransportOptions, failures: string[]): Promise<Uint8Array | "busy" | null> {
+  const { dial, udp } = options;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const clock = options.clock ?? runtimeTimers;
+  const limit = options.udpPreferenceLimit ?? DEFAULT_UDP_PREFERENCE_LIMIT;
+  const target = { host: kdc.host, port: kdc.port };
+  const tryUdp = udp !== null && kdc.protocol !== "tcp" && (request.length <= limit || kdc.protocol === "udp");
+  if (tryUdp) {
+    try {
+      const reply = await udp(target, request, { timeoutMs, signal: options.signal, clock });
+      const code = krbErrorCode(reply);
+      if (code === SVC_UNAVAILABLE) {
+        failures.push(`${hostText(target)} udp: KDC_ERR_SVC_UNAVAILABLE`);
+        return "busy"; // this KDC answered: it is not serving, whatever the protocol
+      }
+      if (code !== RESPONSE_TOO_BIG) {
+        options.onAnswer?.(kdc);
+        return reply;
+      }
+      failures.push(`${hostText(target)} udp: KRB_ERR_RESPONSE_TOO_BIG`);
+    } catch (e) {
+      failures.push(`${hostText(target)} udp: ${reasonOf(e)}`);
+    }
+    if (options.signal?.aborted) return null;
+  }
+  if (kdc.protocol === "udp") return null;
+  try {
+    const reply = await tcpExchange(dial, target, request, timeoutMs, clock, options.signal);
+    if (krbErrorCode(reply) === SVC_UNAVAILABLE) {
+      failures.push(`${hostText(target)} tcp: KDC_ERR_SVC_UNAVAILABLE`);
+      return "busy";
+    }
+    options.onAnswer?.(kdc);
+    return reply;
+  } catch (e) {
+    failures.push(`${hostText(target)} tcp: ${reasonOf(e)}`);
+    return null;
+  }
 }
 
 function reasonOf(e: unknown): string {
@@ -391,7 +406,11 @@ export const newNonce = (): number => new DataView(randomBytes(4).buffer).getUin
 async function exchange(ctx: KdcContext, realm: string, request: Uint8Array): Promise<KdcRep | KrbErrorMessage> {
   const kdcs = ctx.kdcsFor ? ctx.kdcsFor(realm) : await locateKdcs(ctx.config, realm, ctx.resolveSrv);
   ctx.onMessage?.("request", request);
-  const reply = await sendToKdcs(kdcs, realm, request, { ...ctx, udpPreferenceLimit: ctx.udpPreferenceLimit ?? ctx.config.udpPreferenceLimit });
+  // krb5.conf's kdc_timeout and max_retries, where it has them, over the client's own bound and single try.
+  const timing = kdcTimingOf(ctx.config, realm);
+  const reply = await sendToKdcs(kdcs, realm, request, {
+    ...ctx, timeoutMs: timing.timeoutMs ?? ctx.timeoutMs, tries: timing.tries ?? ctx.tries, udpPreferenceLimit: ctx.udpPreferenceLimit ?? ctx.config.udpPreferenceLimit,
+  });
   ctx.onMessage?.("reply", reply);
   let decoded;
   try {

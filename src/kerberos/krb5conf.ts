@@ -2,6 +2,7 @@
 //   # or ; comments, [section] headers, `tag = value` relations, `tag = { ... }` subsections, a `*`
 //   after a value or a closing brace (final: ignored here), `include FILE` and `includedir DIR` lines.
 // What the client uses of it: [libdefaults] default_realm, udp_preference_limit, ticket_lifetime, default_ccache_name;
+// kdc_timeout and max_retries ([libdefaults] or a realm's, as the Java client reads them);
 // [realms] REALM = { kdc = host[:port] ... }; [domain_realm] host or .domain = REALM; [capaths] CLIENT = { SERVICE = VIA }.
 // The file comes from an argument, else $KRB5_CONFIG (its first existing entry of a ":"-separated
 // list), else /etc/krb5.conf. Anything malformed is a KerberosError (reason "config") naming the file
@@ -255,6 +256,36 @@ export function values(section: ProfileSection | undefined, tag: string): string
 export function realmSection(conf: Krb5Config, realm: string): ProfileSection | undefined {
   for (const [k, v] of conf.sections.get("realms")?.entries ?? []) if (k === realm && typeof v !== "string") return v;
   return undefined;
+}
+
+/** How long one KDC attempt may take and how often each KDC is tried, where krb5.conf says so. */
+export interface KdcTiming {
+  /** kdc_timeout in ms: digits are milliseconds, digits with an `s` seconds (the Java client's reading). */
+  readonly timeoutMs?: number;
+  /** max_retries: attempts per KDC before the next one. */
+  readonly tries?: number;
+}
+
+/**
+ * kdc_timeout and max_retries for `realm`: its [realms] subsection first, then [libdefaults], as the Java client reads
+ * them (MIT's library has neither; estates that run Java set them). Undefined where neither says; a value that is not
+ * a positive number is a config error.
+ */
+export function kdcTimingOf(conf: Krb5Config, realm: string): KdcTiming {
+  const pick = (tag: string): string | undefined => values(realmSection(conf, realm), tag)[0] ?? values(conf.sections.get("libdefaults"), tag)[0];
+  const timeout = pick("kdc_timeout")?.trim();
+  const retries = pick("max_retries")?.trim();
+  const out: { timeoutMs?: number; tries?: number } = {};
+  if (timeout !== undefined) {
+    const m = /^(\d{1,9})(s?)$/.exec(timeout);
+    if (m === null || Number(m[1]) === 0) throw configError(`kdc_timeout = ${JSON.stringify(timeout)} is not a positive number of milliseconds (or seconds, with "s")`);
+    out.timeoutMs = Number(m[1]) * (m[2] === "s" ? 1000 : 1);
+  }
+  if (retries !== undefined) {
+    if (!/^\d{1,3}$/.test(retries) || Number(retries) === 0) throw configError(`max_retries = ${JSON.stringify(retries)} is not a positive number`);
+    out.tries = Number(retries);
+  }
+  return out;
 }
 
 /** Parses a `kdc` value: "host", "host:port", "[v6]", "[v6]:port", "v6::addr", optionally "tcp/" or "udp/" first. */

@@ -5,11 +5,12 @@
 //   (2) the first kdc a fake answering KDC_ERR_SVC_UNAVAILABLE (startErrorKdc), the second good;
 //   (3) the first kdc a replica answering KDC_ERR_PREAUTH_FAILED (as after a key change it has not seen yet), primary_kdc good;
 //   (4) a TCP-only KDC (a TCP relay to the KDC, nothing on UDP): udp_preference_limit = 1, and the default (UDP refused);
+//   (6) the only KDC slow (a relay answering 3.5 s late), with kdc_timeout = 10000 in krb5.conf;
 //   (5) transient faults on a live session, both clients on the same fault proxy to the server at once: the ccache
 //       truncated during a reconnect then restored (both on a kinit ccache), and the KDC down during a reconnect that
 //       needs new tickets (principals of 15 s tickets, past their life) then up again; each client's state sequence.
 // Every krb5.conf here has kdc_timeout = 3000 and max_retries = 1 (the Java client's defaults, 30 s and 3 tries, would
-// spend 90 s on a dead KDC; zookeeper-ts reads neither). Asserted: zookeeper-ts logs in wherever Java does, and never
+// spend 90 s on a dead KDC), but (6)'s 10000; zookeeper-ts reads them as Java does. Asserted: zookeeper-ts logs in wherever Java does, and never
 // ends in authFailed on a transient fault. Java's results are recorded as they come and printed beside ours in one table.
 // Node only: the Java side is the same whatever runs the test.
 import assert from "node:assert/strict";
@@ -21,7 +22,7 @@ import { afterAll, beforeAll } from "../support/secure/secure-hooks.ts";
 import { ZooKeeper, ZooKeeperError, type ConnectOptions } from "../../src/index.ts";
 import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
 import {
-  ClientTrace, describeWithKdc, freePort, javaKerberosClient, javaKerberosWatcher, startErrorKdc, startRealm,
+  ClientTrace, describeWithKdc, freePort, javaKerberosClient, javaKerberosWatcher, startErrorKdc, startRealm, startSlowKdc,
   type ErrorKdc, type JavaKerberosRun, type Realm,
 } from "../support/secure/kdc.ts";
 import type { LineEvent, LineProcess } from "../support/processes/line-process.ts";
@@ -107,6 +108,16 @@ describeWithKdc("The Java client beside zookeeper-ts on KDC faults (real KDC, Ke
     },
     { setup: "(4a) TCP-only KDC, udp_preference_limit = 1", conf: async () => ({ krb5Conf: conf("tcp-only.conf", [`127.0.0.1:${tcpRelay.port}`], { udp_preference_limit: "1" }) }) },
     { setup: "(4b) TCP-only KDC, default preference (UDP refused)", conf: async () => ({ krb5Conf: conf("udp-refused.conf", [`127.0.0.1:${tcpRelay.port}`]) }) },
+    {
+      // Past the client's own bound (at most 3 s an attempt) and Java's kdc_timeout here: only krb5.conf's longer
+      // kdc_timeout, read by both clients, lets either log in.
+      setup: "(6) the only KDC answers 3.5 s late, kdc_timeout = 10000",
+      conf: async () => {
+        const f = await startSlowKdc(realm.kdc.port, 3500);
+        fakes.push(f);
+        return { krb5Conf: conf("slow.conf", [`127.0.0.1:${f.port}`], { kdc_timeout: "10000" }), fake: f };
+      },
+    },
   ];
 
   for (const row of ROWS) {

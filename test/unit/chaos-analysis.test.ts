@@ -25,11 +25,11 @@ function member(id: string, lines: { kind: string; args: string[]; at: number }[
     clockOffsetNs: 0n,
     localNs: (l: { monoNs: bigint | null }) => l.monoNs,
   };
-  return { c: { id, p } as unknown as Member["c"], marks: [], leading: false, stopped: false, leaving: false };
+  return { c: { id, p } as unknown as Member["c"], marks: [], leading: false, connected: true, stopped: false, leaving: false };
 }
 
 function record(members: Member[], actions: Action[] = [], endMs = 1000): ChaosRecord {
-  return { config: { runtimes: ["node"], seed: 1 } as unknown as ChaosRecord["config"], startNs: 0n, endNs: ms(endMs), actions, members, elections: 2, negotiatedMs: 2000 };
+  return { config: { runtimes: ["node"], seed: 1 } as unknown as ChaosRecord["config"], startNs: 0n, startEpochMs: 0, endNs: ms(endMs), actions, members, elections: 2, negotiatedMs: 2000 };
 }
 
 describe("chaos analysis: the herd", () => {

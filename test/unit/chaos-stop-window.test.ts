@@ -17,7 +17,7 @@ function member(work: { stampMs: number; receivedMs: number }[], marks: Member["
     ...work.map((w) => ({ kind: "WORK", args: [String(ms(w.stampMs))], line: "WORK", monoNs: null, epochMs: null, receivedNs: ms(w.receivedMs) })),
   ];
   const p = { lines, clockOffsetNs: 0n, localNs: (l: { monoNs: bigint | null }) => l.monoNs };
-  return { c: { id: "x", p } as unknown as Member["c"], marks, leading: true, stopped: false, leaving: false };
+  return { c: { id: "x", p } as unknown as Member["c"], marks, leading: true, connected: true, stopped: false, leaving: false };
 }
 
 describe("chaos analysis: lines around a SIGKILL", () => {

@@ -15,7 +15,7 @@ import { enctype } from "../../src/kerberos/crypto.ts";
 import { DerError, KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
 import { asExchange, kdcError, sendToKdcs, tcpExchange, type KerberosCredential } from "../../src/kerberos/kdc.ts";
 import { hierarchicalPath, realmPath, serviceTicketAcross } from "../../src/kerberos/crossrealm.ts";
-import { capathOf, kdcsOf, loadKrb5Conf, parseDuration, parseKdcAddress, parseKrb5Conf, realmOfHost } from "../../src/kerberos/krb5conf.ts";
+import { capathOf, kdcTimingOf, kdcsOf, loadKrb5Conf, parseDuration, parseKdcAddress, parseKrb5Conf, realmOfHost } from "../../src/kerberos/krb5conf.ts";
 import {
   decodeApRep,
   decodeApReq,
@@ -378,6 +378,10 @@ describe("krb5.conf", () => {
     bad("kdc = x\n", /outside any \[section\] at k\.conf line 1/);
     bad("[libdefaults]\n what is this\n", /cannot read .* at k\.conf line 2/);
     bad("[libdefaults]\n udp_preference_limit = many\n", /not a number/);
+    const timing = (t: string) => kdcTimingOf(parseKrb5Conf(t, { path: "k.conf", readText }), "R");
+    assert.throws(() => timing("[libdefaults]\n kdc_timeout = soon\n"), /kdc_timeout = "soon" is not a positive number/);
+    assert.throws(() => timing("[libdefaults]\n kdc_timeout = 0\n"), /kdc_timeout/);
+    assert.throws(() => timing("[libdefaults]\n max_retries = -1\n"), /max_retries = "-1" is not a positive number/);
     bad("include /missing.conf\n", /cannot read \/missing\.conf .*ENOENT/);
     bad("include relative.conf\n", /absolute path/);
     assert.throws(() => parseKdcAddress("host:99999"), /bad port/);
@@ -386,6 +390,17 @@ describe("krb5.conf", () => {
     assert.equal(parseDuration("36000", "x"), 36000_000);
     assert.equal(parseDuration("2:30", "x"), 9000_000);
     assert.throws(() => parseDuration("soon", "x"), /not a duration/);
+  });
+
+  it("kdc_timeout and max_retries as the Java client reads them: the realm's first, then [libdefaults]; ms, or s with a suffix", () => {
+    const conf = parseKrb5Conf(
+      ["[libdefaults]", "  kdc_timeout = 10s", "  max_retries = 2", "[realms]", "  SLOW.ORG = {", "    kdc = k", "    kdc_timeout = 45000", "  }", "  FAST.ORG = {", "    max_retries = 1", "  }", ""].join("\n"),
+      { readText },
+    );
+    assert.deepEqual(kdcTimingOf(conf, "SLOW.ORG"), { timeoutMs: 45_000, tries: 2 });
+    assert.deepEqual(kdcTimingOf(conf, "FAST.ORG"), { timeoutMs: 10_000, tries: 1 });
+    assert.deepEqual(kdcTimingOf(conf, "OTHER.ORG"), { timeoutMs: 10_000, tries: 2 });
+    assert.deepEqual(kdcTimingOf(parseKrb5Conf(text, { readText }), "EXAMPLE.COM"), {}); // not set: the client's own bound, one try
   });
 
   it("the file: an argument, else $KRB5_CONFIG (first readable), else /etc/krb5.conf", () => {
@@ -495,6 +510,27 @@ describe("the KDC transport (fake Dialer)", () => {
     assert.equal(d.dials, 2);
     const ok = fakeKdc(() => frame(Uint8Array.of(7)));
     assert.deepEqual(await sendToKdcs([{ host: "a", port: 88, protocol: undefined }], "R", new Uint8Array(2000), { dial: ok, udp: async () => assert.fail("UDP above the preference limit") }), Uint8Array.of(7));
+  });
+
+  it("max_retries: each KDC is asked that many times before the next, except one that says it is not serving", async () => {
+    let calls = 0;
+    const silent = fakeKdc(() => (calls++, "close"));
+    await assert.rejects(
+      sendToKdcs([{ host: "a", port: 88, protocol: "tcp" }, { host: "b", port: 88, protocol: "tcp" }], "R", Uint8Array.of(1), { dial: silent, udp: null, timeoutMs: 200, tries: 3 }),
+      (e: Error) => e instanceof KerberosError && (e.message.match(/a:88 tcp/g) ?? []).length === 3 && (e.message.match(/b:88 tcp/g) ?? []).length === 3,
+    );
+    assert.equal(calls, 6);
+    // The second try of the same KDC answers: no other KDC asked.
+    let asked = 0;
+    const second = fakeKdc(() => (++asked === 2 ? frame(Uint8Array.of(5)) : "close"));
+    assert.deepEqual(await sendToKdcs([{ host: "a", port: 88, protocol: "tcp" }, { host: "b", port: 88, protocol: "tcp" }], "R", Uint8Array.of(1), { dial: second, udp: null, tries: 2 }), Uint8Array.of(5));
+    assert.equal(asked, 2);
+    // KDC_ERR_SVC_UNAVAILABLE: the next KDC at once.
+    const busyError = encodeKrbError({ ctime: undefined, cusec: undefined, stime: new Date(), susec: 0, errorCode: 29, crealm: undefined, cname: undefined, realm: "R", sname: { nameType: 2, components: ["krbtgt", "R"] }, eText: undefined, eData: undefined });
+    let busyAsked = 0;
+    const busy = fakeKdc(() => (++busyAsked === 1 ? frame(busyError) : frame(Uint8Array.of(6))));
+    assert.deepEqual(await sendToKdcs([{ host: "a", port: 88, protocol: "tcp" }, { host: "b", port: 88, protocol: "tcp" }], "R", Uint8Array.of(1), { dial: busy, udp: null, tries: 3 }), Uint8Array.of(6));
+    assert.equal(busyAsked, 2);
   });
 
   it("a KDC whose ETYPE-INFO2 asks 2^24 string-to-key iterations fails the password login with a typed error, no PBKDF2 run", async () => {

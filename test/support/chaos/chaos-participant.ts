@@ -9,6 +9,7 @@
 //   EXPIRED <mono-ns> <epoch-ms>   the session expired; the process exits (the test respawns)
 //   STATE <state> <mono-ns> <epoch-ms>   session state changes (for diagnosing slow failovers)
 //   ZKWATCH <mono-ns> <epoch-ms> <type> <path>   every watch event the client delivered (likewise)
+//   STALL <mono-ns> <epoch-ms> <ms>   this process ran nothing for that long (blocked, starved or stopped; likewise)
 //   SLOW <mono-ns> <epoch-ms> <operation> <path|-> <ms> <ok|code>   a call that took over SLOW_MS (likewise)
 import * as dc from "node:diagnostics_channel";
 import process from "node:process";
@@ -72,6 +73,15 @@ setInterval(() => {
   const at = process.hrtime.bigint();
   if (election.isLeader) emit(`WORK ${at}`);
 }, WORK_MS);
+
+// A 50 ms tick that comes over 200 ms late: the process itself was not running (or a SIGSTOP ended).
+let tick = process.hrtime.bigint();
+setInterval(() => {
+  const t = process.hrtime.bigint();
+  const late = Number(t - tick) / 1e6 - 50;
+  tick = t;
+  if (late > 200) gate.out(`STALL ${stamp()} ${late.toFixed(0)}`);
+}, 50);
 
 const close = closer(election, zk);
 serveCommands(async (cmd) => {

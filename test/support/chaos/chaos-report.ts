@@ -10,6 +10,7 @@ export interface ChaosFindings {
   actionsByKind: Record<string, number>;
   latencyMs: Record<string, number[]>; // per action kind: fault → first ELECTED after it
   slow: string[]; // failovers over their bound, with what the participants logged meanwhile
+  slowWindows: { from: bigint; to: bigint }[]; // their spans (fault → next ELECTED, our clock), for the servers' logs
   worst: string[]; // the slowest failover of each kind, likewise
   herdMax: number; // most participants woken by one znode's watch
   herds: string[]; // the znodes that woke more than one, with each WATCH line's arrival
@@ -58,6 +59,7 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
   const latencyMs: Record<string, number[]> = {};
   const actionsByKind: Record<string, number> = {};
   const slow: string[] = [];
+  const slowWindows: { from: bigint; to: bigint }[] = [];
   const worst: Record<string, { latency: number; what: string }> = {};
   const bound = boundsMs(rec.negotiatedMs);
   for (const a of rec.actions) {
@@ -94,6 +96,7 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
     // A clean hand-over that waited for another participant's session to expire (its process starved past
     // the session timeout on a loaded machine) is bounded like a crash: the wait was the server's expiry.
     const limit = (a.kind === "resign" || a.kind === "close") && expiredBetween(rec, a.ns, next) ? bound.kill : bound[a.kind];
+    if (latency > limit) slowWindows.push({ from: a.ns, to: next });
     if (latency > limit) slow.push(`#${a.n} ${a.kind} of ${a.leader}${a.server ? ` (server ${a.server}, ${a.serverMode})` : ""} at ${ms(a.ns)}: next leader after ${latency.toFixed(0)} ms${a.quorumNs !== undefined ? ` (survivors serving @${ms(a.quorumNs)})` : ""}; ${context(rec, a.ns, next)}`);
   }
   const herdMax = Math.max(0, ...[...watchers.values()].map((s) => s.size));
@@ -103,7 +106,7 @@ export function analyze(rec: ChaosRecord): ChaosFindings {
     return `${path}: ${seen.join(", ")}`;
   });
   const changes = elected.length - 1;
-  const f = { violations, intervals, changes, actionsByKind, latencyMs, slow, worst: Object.values(worst).map((w) => w.what), herdMax, herds, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
+  const f = { violations, intervals, changes, actionsByKind, latencyMs, slow, slowWindows, worst: Object.values(worst).map((w) => w.what), herdMax, herds, watchedPaths: watchers.size, workLines: work.length, stopsChecked, table: "" };
   f.table = table(rec, f);
   return f;
 }
@@ -150,6 +153,8 @@ function detail(l: ChaosRecord["members"][number]["c"]["p"]["lines"][number]): s
       return `${tail(l.args[0])}${l.args[1] === "own" ? " own" : ""} `;
     case "ZKWATCH":
       return `${l.args[2]} ${tail(l.args[3])} `;
+    case "STALL":
+      return `${l.args[2]} ms `;
     case "SLOW":
       return `${l.args[2]} ${tail(l.args[3])} ${l.args[4]} ms ${l.args[5]} `;
     default:

@@ -42,6 +42,7 @@ export interface Member {
   c: ChaosParticipant;
   marks: TimedEvent[]; // kill/stop/cont/exit, our clock
   leading: boolean; // from its ELECTED/REVOKED lines
+  connected: boolean; // from its STATE lines: its session is connected (false while it reconnects)
   stopped: boolean;
   /** Told to close or killed, or it said CLOSED or EXPIRED: on its way out, no longer a candidate (until its exit respawns it). */
   leaving: boolean;
@@ -50,6 +51,7 @@ export interface Member {
 export interface ChaosRecord {
   config: ChaosConfig;
   startNs: bigint;
+  startEpochMs: number; // Date.now() at startNs: maps our clock onto the servers' log stamps
   endNs: bigint;
   actions: Action[];
   members: Member[]; // every incarnation, in spawn order
@@ -75,6 +77,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
   let restarting: Promise<void> | null = null;
   let negotiatedMs = 0;
   const startNs = now();
+  const startEpochMs = Date.now();
 
   const watch = (m: Member): void => {
     m.c.p.onLine((l: ParticipantLine) => {
@@ -84,6 +87,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
         electedWaiter?.();
       } else if (l.kind === "REVOKED" || l.kind === "EXPIRED") m.leading = false;
       if (l.kind === "CLOSED" || l.kind === "EXPIRED") m.leaving = true;
+      if (l.kind === "STATE") m.connected = l.args[0] === "connected";
     });
     void m.c.p.exited.then(() => {
       m.marks.push({ kind: "exit", ns: now() });
@@ -101,9 +105,12 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
       try {
         const c = await spawnChaos({ connectString: cfg.connectString, path: cfg.path, id: attempt > 1 ? `${id}r${attempt}` : id, sessionTimeoutMs: cfg.sessionTimeoutMs, runtime });
         negotiatedMs = c.negotiatedMs;
-        const m: Member = { c, marks: [], leading: false, stopped: false, leaving: false };
-        // Lines that came before watch() ran (ELECTED right after READY) are replayed from the log.
-        for (const l of c.p.lines) if (l.kind === "ELECTED") (m.leading = true), electedAt.push({ m, received: l.receivedNs });
+        const m: Member = { c, marks: [], leading: false, connected: false, stopped: false, leaving: false };
+        // Lines that came before watch() ran (ELECTED right after READY, the first STATE) are replayed from the log.
+        for (const l of c.p.lines) {
+          if (l.kind === "ELECTED") (m.leading = true), electedAt.push({ m, received: l.receivedNs });
+          if (l.kind === "STATE") m.connected = l.args[0] === "connected";
+        }
         members.push(m);
         live.add(m);
         watch(m);
@@ -153,14 +160,16 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
   };
 
   const state = (): string =>
-    [...live].map((m) => `${m.c.id}${m.leading ? "*" : ""}${m.stopped ? "(stopped)" : ""}${m.leaving ? "(leaving)" : ""}`).join(" ") +
+    [...live].map((m) => `${m.c.id}${m.leading ? "*" : ""}${m.connected ? "" : "(not connected)"}${m.stopped ? "(stopped)" : ""}${m.leaving ? "(leaving)" : ""}`).join(" ") +
     ` | spawning ${spawning.size} | last actions: ${actions.slice(-3).map((a) => `${a.kind}:${a.leader}`).join(" ")}\n` +
     [...live].map((m) => `  ${m.c.id}: ${m.c.p.lines.filter((l) => l.kind !== "WORK").slice(-6).map((l) => l.line).join(" | ")}`).join("\n");
 
   /**
-   * A quiet point: every replacement has joined, every ensemble member serves again, exactly one
-   * participant leads and none is stopped. Faults are applied only here, so a slow failover is the
-   * election's own doing, not a JVM restart or a respawn competing for the two cores.
+   * A quiet point: every replacement has joined, every ensemble member serves again, every participant's session
+   * is connected, exactly one participant leads and none is stopped. Faults are applied only here, so a slow
+   * failover is the election's own doing, not a JVM restart, a respawn competing for the two cores, or a successor
+   * still reconnecting after a server kill (seed 74496 replayed: a clean close waited 412 ms for its successor's
+   * reconnect, the watch event coming with it).
    */
   const stable = async (timeoutMs = 60_000): Promise<Member> => {
     if (restarting) await restarting;
@@ -173,7 +182,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
       // "quiet point" that still counted the closed members, left none; the failover then waited for a respawn).
       const up = [...live].filter((m) => !m.stopped && !m.leaving);
       const leaders = up.filter((m) => m.leading);
-      if (leaders.length === 1 && up.length === cfg.size && spawning.size === 0) return leaders[0];
+      if (leaders.length === 1 && up.length === cfg.size && spawning.size === 0 && up.every((m) => m.connected)) return leaders[0];
       if (performance.now() > deadline) throw new Error(`no stable single leader within ${timeoutMs} ms: ${state()}`);
       await hold(10);
     }
@@ -271,7 +280,7 @@ export async function runChaos(cfg: ChaosConfig): Promise<ChaosRecord> {
     await Promise.all([...live].map((m) => m.c.p.close(5000)));
     await restarting?.catch(() => {});
   }
-  return { config: cfg, startNs, endNs: now(), actions, members, elections: electedAt.length, negotiatedMs };
+  return { config: cfg, startNs, startEpochMs, endNs: now(), actions, members, elections: electedAt.length, negotiatedMs };
 }
 
 /**

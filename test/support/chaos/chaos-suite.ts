@@ -7,6 +7,7 @@ import { startEnsemble, type ZkEnsemble } from "../servers/zk-server.ts";
 import { runChaos, type ActionKind } from "./chaos-run.ts";
 import { analyze } from "./chaos-report.ts";
 import { assertChaos } from "./chaos-assert.ts";
+import { serverLogBetween } from "../servers/server-log.ts";
 import { killAllParticipants, type Runtime } from "../processes/participant-process.ts";
 
 export interface ChaosSuite {
@@ -34,7 +35,8 @@ export function chaosSuite(s: ChaosSuite): void {
     }, 60_000);
 
     it(`${changes} randomized leadership changes: no overlap, bounded failover, no herd`, async () => {
-      ensemble = await startEnsemble({ size: 3, tickTime: 500 });
+      // GC lines in server.log: a slow failover's report shows whether a server paused meanwhile.
+      ensemble = await startEnsemble({ size: 3, tickTime: 500, jvmArgs: ["-Xlog:gc:stdout:utctime"] });
       const e = ensemble;
       const rec = await runChaos({
         connectString: e.connectString,
@@ -51,6 +53,14 @@ export function chaosSuite(s: ChaosSuite): void {
       });
       const f = analyze(rec);
       console.log(f.table);
+      // What each server logged during a failover over its bound (its own time, not the participants').
+      for (const w of f.slowWindows) {
+        const at = (ns: bigint): number => rec.startEpochMs + Number(ns - rec.startNs) / 1e6;
+        for (const srv of e.servers) {
+          const lines = serverLogBetween(srv.dir, at(w.from) - 200, at(w.to) + 200);
+          console.log(`server ${srv.id} from ${new Date(at(w.from) - 200).toISOString()} to ${new Date(at(w.to) + 200).toISOString()}:\n${lines.map((l) => `  ${l}`).join("\n") || "  (nothing)"}`);
+        }
+      }
       assertChaos(rec, f, changes);
     }, s.timeoutMs);
   });

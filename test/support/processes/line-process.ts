@@ -127,7 +127,7 @@ export class LineProcess {
     const [kind, ...args] = line.split(" ");
     // STATE <state> <ns> <ms>; WATCH <path> [<ns> <ms>] (a lock contender stamps its wake-ups); the rest lead with <ns>.
     const at = kind === "STATE" || kind === "WATCH" ? 1 : 0;
-    const stamped = kind === "ELECTED" || kind === "REVOKED" || kind === "CLOCK" || kind === "STATE" || kind === "ZKWATCH" || kind === "SLOW" || (kind === "WATCH" && /^\d+$/.test(args[1] ?? ""));
+    const stamped = kind === "ELECTED" || kind === "REVOKED" || kind === "CLOCK" || kind === "STATE" || kind === "ZKWATCH" || kind === "SLOW" || kind === "STALL" || (kind === "WATCH" && /^\d+$/.test(args[1] ?? ""));
     const l: LineEvent = {
       kind,
       args,

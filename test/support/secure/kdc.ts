@@ -267,7 +267,7 @@ export async function startKdc(o: KdcOptions = {}): Promise<TestKdc> {
   return kdc;
 }
 
-/** A fake KDC started by startErrorKdc. */
+/** A fake KDC started by startErrorKdc or startSlowKdc. */
 export interface ErrorKdc {
   /** Its port, UDP and TCP. */
   readonly port: number;
@@ -282,32 +282,55 @@ export interface ErrorKdc {
  * client's key). With `tgsTo` (a real KDC's port on 127.0.0.1), TGS-REQs are passed to that KDC over the same
  * transport and its answer returned, as a replica that has the realm's krbtgt key answers them.
  */
-export async function startErrorKdc(realm: string, code: number, o: { readonly host?: string; readonly tgsTo?: number } = {}): Promise<ErrorKdc> {
-  const host = o.host ?? "127.0.0.1";
-  const port = await freePort();
-  let requests = 0;
+export function startErrorKdc(realm: string, code: number, o: { readonly host?: string; readonly tgsTo?: number } = {}): Promise<ErrorKdc> {
   const refusal = (): Uint8Array =>
     encodeKrbError({
       ctime: undefined, cusec: undefined, stime: new Date(), susec: 0, errorCode: code, crealm: undefined, cname: undefined,
       realm, sname: { nameType: 2, components: ["krbtgt", realm] }, eText: undefined, eData: undefined,
     });
-  /** The answer to one request (its DER, without the TCP length): a TGS-REQ (APPLICATION 12) to tgsTo when given. */
-  const answer = (req: Uint8Array, over: "udp" | "tcp"): Promise<Uint8Array> => {
-    requests++;
-    const relay = o.tgsTo;
-    if (relay === undefined || req[0] !== 0x6c) return Promise.resolve(refusal());
+  const relay = o.tgsTo;
+  return serveKdc(o.host ?? "127.0.0.1", (req, over) => {
+    if (relay === undefined || req[0] !== 0x6c) return Promise.resolve(refusal()); // a TGS-REQ is APPLICATION 12
     return over === "udp" ? udpAsk(relay, req) : tcpAsk(relay, req);
+  });
+}
+
+/**
+ * A KDC far away or under load: every request (UDP or TCP) passed to the real KDC on 127.0.0.1:`to` over the same
+ * transport, and its answer returned `delayMs` late.
+ */
+export function startSlowKdc(to: number, delayMs: number): Promise<ErrorKdc> {
+  return serveKdc("127.0.0.1", async (req, over) => {
+    const answer = await (over === "udp" ? udpAsk(to, req) : tcpAsk(to, req));
+    await new Promise((r) => setTimeout(r, delayMs)); // the fault's duration
+    return answer;
+  });
+}
+
+/** A KDC on UDP and TCP (`host`, a free port) whose answer to each request (its DER, without the TCP length) is `answer`'s. */
+async function serveKdc(host: string, answer: (req: Uint8Array, over: "udp" | "tcp") => Promise<Uint8Array>): Promise<ErrorKdc> {
+  const port = await freePort();
+  let requests = 0;
+  const ask = (req: Uint8Array, over: "udp" | "tcp"): Promise<Uint8Array> => {
+    requests++;
+    return answer(req, over);
   };
   const udp = createSocket("udp4");
   udp.on("message", (m, from) => {
-    void answer(new Uint8Array(m), "udp").then((r) => udp.send(r, from.port, from.address), () => {});
+    void ask(new Uint8Array(m), "udp").then((r) => {
+      try {
+        udp.send(r, from.port, from.address);
+      } catch {
+        // closed meanwhile (a slow answer after the test ended)
+      }
+    }, () => {});
   });
   const tcp: Server = createServer((s) => {
     let have = Buffer.alloc(0);
     s.on("data", (d: Buffer) => {
       have = Buffer.concat([have, d]);
       if (have.length >= 4 && have.length >= 4 + have.readUInt32BE(0)) {
-        void answer(new Uint8Array(have.subarray(4, 4 + have.readUInt32BE(0))), "tcp").then((r) => s.end(Buffer.concat([lengthPrefix(r.length), r])), () => s.destroy());
+        void ask(new Uint8Array(have.subarray(4, 4 + have.readUInt32BE(0))), "tcp").then((r) => s.end(Buffer.concat([lengthPrefix(r.length), r])), () => s.destroy());
       }
     });
     s.on("error", () => {});
