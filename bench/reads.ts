@@ -8,7 +8,7 @@
 //   node --import tsx bench/reads.ts [--rounds 10] [--ops 200]
 import { parseArgs } from "node:util";
 import { ZooKeeper } from "../src/index.ts";
-import { startEnsemble } from "../test/support/zk-server.ts";
+import { startEnsemble } from "../test/support/servers/zk-server.ts";
 
 const { values: opt } = parseArgs({ options: { rounds: { type: "string", default: "10" }, ops: { type: "string", default: "200" } } });
 const ROUNDS = Number(opt.rounds);

@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { compileJava, curatorClasspath } from "../test/interop/java-participant.ts";
-import { startStandalone, type ZkServer } from "../test/support/zk-server.ts";
+import { startStandalone, type ZkServer } from "../test/support/servers/zk-server.ts";
 import { runChild } from "./lib/child.ts";
 import { renderTable, type Row } from "./lib/table.ts";
 

@@ -10,7 +10,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Op, ZooKeeper, type ZooKeeperError } from "../src/index.ts";
-import { startStandalone, type ZkServer } from "../test/support/zk-server.ts";
+import { startStandalone, type ZkServer } from "../test/support/servers/zk-server.ts";
 import { runChild } from "./lib/child.ts";
 import { allPeers, compileJava, compileRunners, type Peer } from "./lib/peers.ts";
 import { ensurePeerPackages } from "./lib/peer-deps.ts";

@@ -12,8 +12,8 @@
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { ZooKeeper, type ConnectOptions } from "../src/index.ts";
-import { startKdc } from "../test/support/kdc.ts";
-import { startKerberosServer, startSaslServer } from "../test/support/secure-server.ts";
+import { startKdc } from "../test/support/secure/kdc.ts";
+import { startKerberosServer, startSaslServer } from "../test/support/secure/secure-server.ts";
 
 const { values: opt } = parseArgs({ options: { rounds: { type: "string", default: "20" } } });
 const ROUNDS = Number(opt.rounds);

@@ -1,6 +1,6 @@
 // Starts one standalone server for manual bench runs and prints its connect string; SIGTERM/SIGINT stop it.
 // Usage: npx tsx bench/serve.ts  →  ZK_CONNECT=<printed> npm run bench
-import { startStandalone } from "../test/support/zk-server.ts";
+import { startStandalone } from "../test/support/servers/zk-server.ts";
 
 const server = await startStandalone();
 process.stdout.write(`${server.connectString} pid=${server.pid}\n`);

@@ -3,7 +3,7 @@
 // (a shell script: `date +%s%N` as its last and first act), median of --rounds (default 10).
 //   node --import tsx bench/supervise-handover.ts [--rounds 10] [--commands elect,lock]
 //   bun bench/supervise-handover.ts          deno run -A bench/supervise-handover.ts
-// zkts runs under the runtime running this script (test/support/cli-run.ts: the source under Bun and Deno, a
+// zkts runs under the runtime running this script (test/support/processes/cli-run.ts: the source under Bun and Deno, a
 // bundle under Node). Each round: two supervisors wait at PATH (the second one's znode is in place), the
 // leader's child is told to exit 0, its supervisor resigns and exits 0, the other one's child starts; then a
 // fresh supervisor joins as the next candidate. The server is ZK_CONNECT or one standalone ZooKeeper started
@@ -13,8 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ZooKeeper } from "../src/index.ts";
-import { RUNTIME, startCli, type CliProcess } from "../test/support/cli-run.ts";
-import { startStandalone } from "../test/support/zk-server.ts";
+import { RUNTIME, startCli, type CliProcess } from "../test/support/processes/cli-run.ts";
+import { startStandalone } from "../test/support/servers/zk-server.ts";
 import { until } from "../test/support/wait.ts";
 
 const { values: opt } = parseArgs({

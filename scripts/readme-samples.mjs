@@ -78,14 +78,14 @@ else console.log(`[readme] type check ok: ${tsCount} samples + test/types/public
 
 /** A throwaway standalone server from test/support, for a run without ZK_CONNECT; stopped by closing its stdin. */
 async function throwawayServer() {
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "test/support/zk-shared-main.ts"), "--until-stdin-closes"], { cwd: root, stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", join(root, "test/support/servers/zk-shared-main.ts"), "--until-stdin-closes"], { cwd: root, stdio: ["pipe", "pipe", "inherit"] });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const first = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once("line", resolve);
     child.once("exit", (code) => reject(new Error(`the throwaway server did not start (exit ${code})`)));
   });
   const { connectString } = JSON.parse(first);
-  console.log(`[readme] ZK_CONNECT is not set: throwaway server ${connectString} (test/support/zk-shared-main.ts)`);
+  console.log(`[readme] ZK_CONNECT is not set: throwaway server ${connectString} (test/support/servers/zk-shared-main.ts)`);
   return { connectString, stop: async () => { child.stdin.end(); await exited; } };
 }
 

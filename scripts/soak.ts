@@ -23,8 +23,8 @@ import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CreateMode, ZooKeeper, isZooKeeperError, type WatchedEvent } from "../src/index.ts";
 import { GroupMember, LeaderElection } from "../src/recipes/index.ts";
-import { startFaultProxy, type FaultProxy } from "../test/support/fault-proxy.ts";
-import { startEnsemble, type ZkEnsemble } from "../test/support/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../test/support/fakes/fault-proxy.ts";
+import { startEnsemble, type ZkEnsemble } from "../test/support/servers/zk-server.ts";
 
 const { values } = parseArgs({
   options: {

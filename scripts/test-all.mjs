@@ -158,7 +158,7 @@ function genericCounts(out, code) {
 }
 
 async function startSharedServer() {
-  const main = join(root, "test/support/zk-shared-main.ts");
+  const main = join(root, "test/support/servers/zk-shared-main.ts");
   const child = spawn(process.execPath, ["--import", "tsx", main, "--until-stdin-closes"], { stdio: ["pipe", "pipe", "inherit"] });
   const line = await new Promise((resolve, reject) => {
     let out = "";
@@ -206,7 +206,7 @@ try {
   // Strict type check of sources, tests, bench and examples; the build gives the examples the package.
   const typecheck = await run(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.json", "--noEmit"], env);
   record("typecheck", typecheck, genericCounts("", typecheck.code));
-  // Every repository path the code and the docs cite exists, and src/ has no import cycle beyond the known one
+  // Every repository path the code and the docs cite exists, and src/ has no import cycle, type-only ones included
   // (scripts/check-paths.mjs).
   const paths = await run(process.execPath, ["scripts/check-paths.mjs"], env);
   record("paths", paths, genericCounts("", paths.code));

@@ -52,7 +52,7 @@ function run(cmd, args, env) {
 }
 
 function startShared(env) {
-  const main = join(root, "test/support/zk-shared-main.ts");
+  const main = join(root, "test/support/servers/zk-shared-main.ts");
   const child = spawn(process.execPath, ["--import", "tsx", main, "--until-stdin-closes"], { stdio: ["pipe", "pipe", "inherit"], env });
   return new Promise((resolve, reject) => {
     let out = "";

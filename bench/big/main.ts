@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { ZooKeeper } from "../../src/index.ts";
-import { fourLetterWord, startStandalone, type ZkServer } from "../../test/support/zk-server.ts";
+import { fourLetterWord, startStandalone, type ZkServer } from "../../test/support/servers/zk-server.ts";
 import { countWatchers, parseWchp, percentile, type Event } from "./stats.ts";
 
 const { values: opt } = parseArgs({

@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { startStandalone, type ZkServer } from "../../test/support/zk-server.ts";
+import { startStandalone, type ZkServer } from "../../test/support/servers/zk-server.ts";
 
 const { values: opt } = parseArgs({
   options: {

@@ -1,6 +1,6 @@
 // The numbers of `npm run demo -- --compare`: split brain from the machines' stamped lines (on the
 // launcher's one monotonic clock), the comparison table, and one verdict per design derived from it.
-import { intervalsOf, type Interval, type TimedEvent } from "../../test/support/chaos-history.ts";
+import { intervalsOf, type Interval, type TimedEvent } from "../../test/support/chaos/chaos-history.ts";
 
 export interface DesignResult {
   design: string;

@@ -11,12 +11,12 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { ZooKeeper, isZooKeeperError, ErrorCode } from "../../src/index.ts";
 import { OpCode } from "../../src/protocol/constants.ts";
-import type { TimedEvent } from "../../test/support/chaos-history.ts";
-import { localNs } from "../../test/support/chaos-launcher.ts";
-import { startFaultProxy, type FaultProxy } from "../../test/support/fault-proxy.ts";
-import { REPO_DIR, runtimeCommand } from "../../test/support/line-process.ts";
-import { killAllParticipants, ParticipantProcess, type ParticipantLine } from "../../test/support/participant-process.ts";
-import { startStandalone, type ZkServer } from "../../test/support/zk-server.ts";
+import type { TimedEvent } from "../../test/support/chaos/chaos-history.ts";
+import { localNs } from "../../test/support/chaos/chaos-launcher.ts";
+import { startFaultProxy, type FaultProxy } from "../../test/support/fakes/fault-proxy.ts";
+import { REPO_DIR, runtimeCommand } from "../../test/support/processes/line-process.ts";
+import { killAllParticipants, ParticipantProcess, type ParticipantLine } from "../../test/support/processes/participant-process.ts";
+import { startStandalone, type ZkServer } from "../../test/support/servers/zk-server.ts";
 import { masterIntervals, splitBrainNs, table, verdict, type CompareResult, type DesignResult } from "./compare-report.ts";
 import { DESIGN_NAMES, type DesignName } from "./designs/index.ts";
 

@@ -1,13 +1,13 @@
 // One machine of `npm run demo -- --compare`, its own OS process, running one election design:
 //   node --import tsx examples/election-demo/machine.ts <design> <connectString> <dir> <id> <sessionTimeoutMs>
-// It speaks the participant line protocol of test/support/participant.ts (one flushed line per event):
+// It speaks the participant line protocol of test/support/processes/participant.ts (one flushed line per event):
 //   READY <negotiated-ms> | ELECTED <mono-ns> <epoch-ms> - | REVOKED <mono-ns> <epoch-ms> <reason>
 //   WATCH <path> | OWN <path> | WORK <mono-ns> | CLOCK <mono-ns> <epoch-ms> | ERROR <text> | CLOSED
 // WORK is the master "acting": printed every WORK_MS while the design says this machine is master.
 // stdin commands: clock?, close (EOF = close).
 import process from "node:process";
 import { ZooKeeper } from "../../src/index.ts";
-import { emit, readyGate, serveCommands, stamp } from "../../test/support/participant-kit.ts";
+import { emit, readyGate, serveCommands, stamp } from "../../test/support/processes/participant-kit.ts";
 import { DESIGNS, type DesignName } from "./designs/index.ts";
 
 const WORK_MS = 25;

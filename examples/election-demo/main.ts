@@ -10,8 +10,8 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { runCompare } from "./compare.ts";
 import { DESIGN_NAMES, type DesignName } from "./designs/index.ts";
-import { killAllParticipants, spawnParticipant, type ParticipantLine, type ParticipantProcess } from "../../test/support/participant-process.ts";
-import { startStandalone, type ZkServer } from "../../test/support/zk-server.ts";
+import { killAllParticipants, spawnParticipant, type ParticipantLine, type ParticipantProcess } from "../../test/support/processes/participant-process.ts";
+import { startStandalone, type ZkServer } from "../../test/support/servers/zk-server.ts";
 
 const MACHINES = 5;
 const WORK_MS = 2000;

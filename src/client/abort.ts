@@ -4,12 +4,7 @@
 // apply on the server: an abort only stops us waiting for its answer.
 import { setMaxListeners } from "node:events";
 import { badArguments } from "./errors.ts";
-
-/** The last, optional argument of every operation. */
-export interface CallOptions {
-  /** Aborting rejects the call with `signal.reason`; a request already sent may still apply on the server. */
-  signal?: AbortSignal;
-}
+import type { CallOptions } from "./types.ts";
 
 /** The signal of `options`, validated (BADARGUMENTS for anything but an AbortSignal); throws its reason when aborted. */
 export function signalOf(op: string, path: string | undefined, options: CallOptions | undefined): AbortSignal | undefined {

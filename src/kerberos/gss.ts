@@ -3,7 +3,7 @@
 // authentication, KRB-ERROR tokens, and the per-message Wrap (05 04) and MIC (04 04) tokens of
 // RFC 4121 §4.2.6 (flags SentByAcceptor / Sealed / AcceptorSubkey, EC, RRC, 64-bit SND_SEQ, key usages
 // 22–25). The initiator's side; the acceptor's (what a ZooKeeper server does in Java) is in the tests'
-// support (test/support/kerberos-peer.ts), on the same context, Wrap and MIC code.
+// support (test/support/secure/kerberos-peer.ts), on the same context, Wrap and MIC code.
 import { concatBytes } from "../protocol/bytes.ts";
 import { randomBytes } from "node:crypto";
 import { enctype, enctypeName, isSupportedEnctype } from "./crypto.ts";

@@ -5,10 +5,10 @@ import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { CreateMode, ErrorCode, GroupMember, LeaderElection, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { sharedServer, startStandalone } from "../support/zk-server.ts";
-import { startCli, zkts, type CliResult } from "../support/cli-run.ts";
-import { ttlNodesOff, uniqueRoot } from "./client-util.ts";
-import { REPO_DIR } from "../support/line-process.ts";
+import { sharedServer, startStandalone } from "../support/servers/zk-server.ts";
+import { startCli, zkts, type CliResult } from "../support/processes/cli-run.ts";
+import { ttlNodesOff, uniqueRoot } from "../support/sessions.ts";
+import { REPO_DIR } from "../support/processes/line-process.ts";
 
 const STAT_NAMES = ["czxid", "mzxid", "ctime", "mtime", "version", "cversion", "aversion", "ephemeralOwner", "dataLength", "numChildren", "pzxid"];
 

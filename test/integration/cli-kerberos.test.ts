@@ -1,4 +1,4 @@
-// zkts with SASL GSSAPI against a real MIT KDC (test/support/kdc.ts: a realm in a temporary directory)
+// zkts with SASL GSSAPI against a real MIT KDC (test/support/secure/kdc.ts: a realm in a temporary directory)
 // and a real Kerberized ZooKeeper 3.8.0 server: --sasl-mechanism GSSAPI with --keytab/--principal, the
 // ccache of $KRB5CCNAME written by the real `kinit -k -t`, whoami's sasl identity, a sasl: ACL another
 // principal cannot read, refused logins (exit 1, the reason on stderr) and usage errors (exit 2, one line).
@@ -8,9 +8,9 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import process from "node:process";
 import { it } from "../support/bdd.ts";
-import { afterAll, beforeAll } from "../support/secure-hooks.ts";
-import { zkts } from "../support/cli-run.ts";
-import { describeWithKdc, startRealm, type Realm } from "../support/kdc.ts";
+import { afterAll, beforeAll } from "../support/secure/secure-hooks.ts";
+import { zkts } from "../support/processes/cli-run.ts";
+import { describeWithKdc, startRealm, type Realm } from "../support/secure/kdc.ts";
 
 const NODE = `/cli-krb-${randomUUID()}`;
 

@@ -9,10 +9,10 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, Lock, Semaphore, SetPartitioner, ZooKeeper, ZooKeeperError, type SemaphoreLease } from "../../src/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
-import { killClis, startCli, statusEvents, zkts, type CliProcess, type CliResult } from "../support/cli-run.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
+import { killClis, startCli, statusEvents, zkts, type CliProcess, type CliResult } from "../support/processes/cli-run.ts";
 import { until } from "../support/wait.ts";
-import { removeRoot, uniqueRoot } from "./client-util.ts";
+import { removeRoot, uniqueRoot } from "../support/sessions.ts";
 
 // $1: the log directory. Logs "start PID" and, once told to stop (the file stop.PID), "end PID", then exits 0.
 const CHILD = `#!/bin/sh

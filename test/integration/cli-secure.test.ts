@@ -4,15 +4,15 @@
 // long-running `zkts watch` reconnects with a rotated CA and client certificate after the server restarts with
 // new ones; a missing file is still a usage error (exit 2) at the start.
 import { describe, it } from "../support/bdd.ts";
-import { beforeAll, afterAll } from "../support/secure-hooks.ts";
+import { beforeAll, afterAll } from "../support/secure/secure-hooks.ts";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startSaslServer, startTlsServer, type SaslServer, type TlsServer } from "../support/secure-server.ts";
-import { startCli, zkts } from "../support/cli-run.ts";
+import { startSaslServer, startTlsServer, type SaslServer, type TlsServer } from "../support/secure/secure-server.ts";
+import { startCli, zkts } from "../support/processes/cli-run.ts";
 import { hold } from "../support/wait.ts";
-import { rotatingCertificates } from "../support/secure.ts";
+import { rotatingCertificates } from "../support/secure/secure.ts";
 
 describe("zkts with TLS and SASL (real ZooKeeper 3.8.0)", () => {
   let tls: TlsServer;

@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ZooKeeper } from "../../src/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
-import { startCliPty } from "../support/cli-run.ts";
-import { removeRoot, uniqueRoot } from "./client-util.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
+import { startCliPty } from "../support/processes/cli-run.ts";
+import { removeRoot, uniqueRoot } from "../support/sessions.ts";
 
 // The screen without terminal control sequences (cursor moves, line clears).
 const plain = (s: string): string => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/\r/g, "");

@@ -9,11 +9,11 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { killClis, startCli, statusEvents, zkts, type CliProcess } from "../support/cli-run.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { killClis, startCli, statusEvents, zkts, type CliProcess } from "../support/processes/cli-run.ts";
 import { until } from "../support/wait.ts";
-import { removeRoot, uniqueRoot } from "./client-util.ts";
+import { removeRoot, uniqueRoot } from "../support/sessions.ts";
 
 const SESSION_MS = 4000; // the shared server's minimum (2 × tickTime 2000)
 

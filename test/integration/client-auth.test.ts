@@ -2,9 +2,9 @@
 // CREATOR_ALL_ACL, auth given at connect, auth replayed after a reconnect, refused schemes.
 import { describe, it, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { SharedSessions } from "../support/shared-sessions.ts";
+import { SharedSessions, rejectsWith, removeRoot, uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
 import { Ids, Perms, ZooKeeper, digestId } from "../../src/index.ts";
-import { rejectsWith, removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 describe("client auth and ACLs (real server)", () => {
   const sessions = new SharedSessions();

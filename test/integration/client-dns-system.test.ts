@@ -1,4 +1,4 @@
-// The default resolvers against a real DNS server (Debian's dnsmasq, test/support/dns-server.ts): a client
+// The default resolvers against a real DNS server (Debian's dnsmasq, test/support/servers/dns-server.ts): a client
 // process whose /etc/resolv.conf names it (a mount namespace) connects with `dns-srv://_zookeeper._tcp.zk.test`
 // through node:dns resolveSrv and getaddrinfo, no resolver injected. The records change under it: the A record
 // of its server's name moves (127.0.0.2, a forwarder standing for the old machine, to 127.0.0.1) and it follows at
@@ -6,10 +6,10 @@
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
-import { DnsServer, dnsProblem } from "../support/dns-server.ts";
-import { LineProcess, REPO_DIR, runtimeCommand } from "../support/line-process.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
+import { DnsServer, dnsProblem } from "../support/servers/dns-server.ts";
+import { LineProcess, REPO_DIR, runtimeCommand } from "../support/processes/line-process.ts";
 
 const problem = dnsProblem();
 
@@ -43,7 +43,7 @@ describe("system resolver against a real DNS server (dnsmasq)", () => {
     const port = server.clientPort;
     const srv = "_zookeeper._tcp.zk.test";
     await dnsd.serve({ srv: { [srv]: [{ target: "zk1.zk.test", port }] }, a: { "zk1.zk.test": "127.0.0.2", "zk2.zk.test": "127.0.0.1" } });
-    const [cmd, args] = runtimeCommand("node", `${REPO_DIR}test/support/dns-client.ts`);
+    const [cmd, args] = runtimeCommand("node", `${REPO_DIR}test/support/processes/dns-client.ts`);
     const [wcmd, wargs] = dnsd.wrap(cmd, [...args, `dns-srv://${srv}`, "500"]);
     const client = new LineProcess("dns-client", spawn(wcmd, wargs, { cwd: REPO_DIR, stdio: ["pipe", "pipe", "pipe"] }));
     try {

@@ -6,8 +6,8 @@
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ErrorCode, ZooKeeper, ZooKeeperError, type Logger, type SrvTarget } from "../../src/index.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
 import { until, untilState } from "../support/wait.ts";
 
 /** A resolver from a table the test changes, counting the calls per name. */

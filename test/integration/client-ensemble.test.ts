@@ -3,9 +3,10 @@
 // watch set before the failure must fire for a change another client made while it was moving.
 import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { startEnsemble, type ZkEnsemble, type ZkServer } from "../support/zk-server.ts";
+import { startEnsemble, type ZkEnsemble, type ZkServer } from "../support/servers/zk-server.ts";
 import { CreateMode, EventType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { hold, recorder, until } from "./client-util.ts";
+import { recorder } from "../support/sessions.ts";
+import { hold, until } from "../support/wait.ts";
 
 describe("client failover in an ensemble (real servers)", () => {
   let ensemble: ZkEnsemble;

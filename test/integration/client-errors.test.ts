@@ -3,14 +3,14 @@
 // withRetry; a URL as connect string; NOAUTH naming the session's identities (never a secret); a refused
 // addAuthInfo saying the client is finished; NONODE under a missing chroot saying so; WatchedEvent's typeName/stateName beside the numbers.
 import { describe, it, beforeAll } from "../support/bdd.ts";
-import { itFrom } from "../support/zk-line.ts";
+import { itFrom } from "../support/servers/zk-line.ts";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { inspect } from "node:util";
-import { SharedSessions, type SessionOptions } from "../support/shared-sessions.ts";
+import { SharedSessions, type SessionOptions, rejectsWith, removeRoot, uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
 import { AddWatchMode, EventType, KeeperState, Perms, WatcherType, ZooKeeper, ZooKeeperError, digestId, withRetry } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
-import { rejectsWith, removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 /** A local port nothing listens on (bound, then released): a dial to it is refused at once. */
 async function closedPort(): Promise<number> {

@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import console from "node:console";
 import { AddWatchMode, CreateMode, ErrorCode, Op, ReadOp, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import type { Watcher } from "../../src/index.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import { fourLetterWord } from "../support/zk-server.ts";
-import { itFrom, serverAtLeast, serverLine } from "../support/zk-line.ts";
-import { fourLetterWordOff, recorder, uniqueRoot, until } from "./client-util.ts";
+import { SharedSessions, fourLetterWordOff, recorder, uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
+import { fourLetterWord } from "../support/servers/zk-server.ts";
+import { itFrom, serverAtLeast, serverLine } from "../support/servers/zk-line.ts";
 
 const { line, version } = serverLine();
 type Skip = (name: string, fn: () => unknown) => void;

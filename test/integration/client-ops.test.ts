@@ -2,13 +2,12 @@
 // TTL/container reaping, data sizes, unicode paths, chroot, multi, pipelining, and "nothing sent" for
 // invalid arguments (measured with a fault proxy's byte counter).
 import { describe, it, beforeAll } from "../support/bdd.ts";
-import { itFrom } from "../support/zk-line.ts";
+import { itFrom } from "../support/servers/zk-line.ts";
 import assert from "node:assert/strict";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import type { FaultProxy } from "../support/fault-proxy.ts";
+import { SharedSessions, rejectsWith, ttlNodesOff, removeRoot, uniqueRoot } from "../support/sessions.ts";
+import type { FaultProxy } from "../support/fakes/fault-proxy.ts";
 import { CreateMode, Ids, Op, Perms, ZooKeeper, ZooKeeperError, digestId } from "../../src/index.ts";
-import { rejectsWith, ttlNodesOff, removeRoot, uniqueRoot, until } from "./client-util.ts";
-import { never } from "../support/wait.ts";
+import { never, until } from "../support/wait.ts";
 
 const text = new TextDecoder();
 

@@ -7,10 +7,9 @@ import { describe, it, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { CreateMode, ErrorCode, OutcomeUnknownError, type Transport, ZooKeeper, ZooKeeperError, defaultTransport, withRetry } from "../../src/index.ts";
 import { OpCode } from "../../src/protocol/constants.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import type { FaultProxy } from "../support/fault-proxy.ts";
-import { rejectsWith, removeRoot, uniqueRoot, until } from "./client-util.ts";
-import { untilState } from "../support/wait.ts";
+import { SharedSessions, rejectsWith, removeRoot, uniqueRoot } from "../support/sessions.ts";
+import type { FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { untilState, until } from "../support/wait.ts";
 
 const dec = (b: Uint8Array | null): string => new TextDecoder().decode(b ?? new Uint8Array(0));
 

@@ -5,9 +5,10 @@
 // read-write server, dialling through the session's Transport (host names only it resolves).
 import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { startEnsemble, type ZkEnsemble } from "../support/zk-server.ts";
+import { startEnsemble, type ZkEnsemble } from "../support/servers/zk-server.ts";
 import { CreateMode, ZooKeeper, defaultTransport, type Transport } from "../../src/index.ts";
-import { rejectsWith, until } from "./client-util.ts";
+import { rejectsWith } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
 
 describe("client read-only mode (real ensemble)", () => {
   let ensemble: ZkEnsemble | undefined;

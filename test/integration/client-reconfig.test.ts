@@ -7,9 +7,10 @@ import assert from "node:assert/strict";
 import console from "node:console";
 import { CreateMode, EventType, ZooKeeper } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
-import { ReconfigEnsemble } from "../support/zk-reconfig.ts";
-import { describeFrom, itFrom } from "../support/zk-line.ts";
-import { uniqueRoot, until } from "./client-util.ts";
+import { ReconfigEnsemble } from "../support/servers/zk-reconfig.ts";
+import { describeFrom, itFrom } from "../support/servers/zk-line.ts";
+import { uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
 
 describeFrom("3.5", "reconfig on a dynamic ensemble", () => {
   let ens: ReconfigEnsemble;

@@ -10,8 +10,9 @@ import assert from "node:assert/strict";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { AddWatchMode, CreateMode, ZooKeeper, type WatchedEvent } from "../../src/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
-import { onSession, removeRoot, uniqueRoot, until } from "./client-util.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
+import { onSession, removeRoot, uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
 
 function forceGc(): () => void {
   const exposed = (globalThis as { gc?: () => void }).gc;

@@ -2,15 +2,15 @@
 // id and password, server-declared expiry, a real expiry after a frozen link, the read timeout, pings,
 // in-flight and queued requests around a drop, close() semantics, and a prompt process exit.
 import { describe, it, beforeAll } from "../support/bdd.ts";
-import { itFrom } from "../support/zk-line.ts";
+import { itFrom } from "../support/servers/zk-line.ts";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { SharedSessions, type SessionOptions } from "../support/shared-sessions.ts";
-import type { FaultProxy } from "../support/fault-proxy.ts";
+import { SharedSessions, type SessionOptions, recorder, rejectsWith, uniqueRoot } from "../support/sessions.ts";
+import { hold, until } from "../support/wait.ts";
+import type { FaultProxy } from "../support/fakes/fault-proxy.ts";
 import { CreateMode, EventType, KeeperState, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
-import { hold, recorder, rejectsWith, uniqueRoot, until } from "./client-util.ts";
 
 describe("client sessions (real server)", () => {
   const sessions = new SharedSessions();

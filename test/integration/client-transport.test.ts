@@ -3,10 +3,10 @@
 // counting clock is the one the client's timers run on.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { sharedServer } from "../support/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { until } from "../support/wait.ts";
 import { ZooKeeper, defaultTransport, systemClock, type Clock, type Link, type Transport } from "../../src/index.ts";
-import { onSession, removeRoot, uniqueRoot } from "./client-util.ts";
+import { onSession, removeRoot, uniqueRoot } from "../support/sessions.ts";
 
 /** defaultTransport with counts, and a way to cut the current link. */
 function countingTransport(): Transport & { connects: number; written: number; read: number; links: Link[] } {

@@ -6,11 +6,12 @@
 // SetWatches reply. Before the fix, N = 2 and N = 3 lost every one-shot watch whose node had changed.
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { sharedServer } from "../support/zk-server.ts";
-import { startFaultProxy } from "../support/fault-proxy.ts";
-import { itFrom } from "../support/zk-line.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
+import { startFaultProxy } from "../support/fakes/fault-proxy.ts";
+import { itFrom } from "../support/servers/zk-line.ts";
 import { AddWatchMode, EventType, KeeperState, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { type EventShape, recorder, removeRoot, uniqueRoot, until } from "./client-util.ts";
+import { type EventShape, recorder, removeRoot, uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
 
 const ev = (type: EventType, path: string): EventShape => ({ type, state: KeeperState.SyncConnected, path });
 const FRAMES = [1, 2, 3, 4, 5, 6];

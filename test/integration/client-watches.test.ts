@@ -3,11 +3,11 @@
 // iterator; chroot in events; throwing watchers; re-registration after a reconnect (fault proxy).
 import { describe, it, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import { itFrom } from "../support/zk-line.ts";
+import { SharedSessions, type EventShape, recorder, rejectsWith, removeRoot, uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
+import { itFrom } from "../support/servers/zk-line.ts";
 import { AddWatchMode, CreateMode, EventType, KeeperState, WatcherType, ZooKeeper } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
-import { type EventShape, recorder, rejectsWith, removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 const ev = (type: EventType, path: string): EventShape => ({ type, state: KeeperState.SyncConnected, path });
 

@@ -1,5 +1,5 @@
 // What the running server generation can do, probed feature by feature with a fresh client each, and
-// recorded as JSON (test/compat-results/<line>.json) for `npm run compat-table`, which renders docs/server-lines.md's
+// recorded as JSON (docs/records/compat/<line>.json) for `npm run compat-table`, which renders docs/server-lines.md's
 // compatibility table from those files. Each probe also asserts its outcome against what is documented
 // for the line (REAL-SERVERS.md, ZooKeeper's release notes), so a wrong probe or a regression fails.
 // "unsupported" = the server (or the client, knowing the server) answered UNIMPLEMENTED or MARSHALLINGERROR.
@@ -11,9 +11,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AddWatchMode, CreateMode, EventType, ReadOp, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
-import { fourLetterWord, sharedServer } from "../support/zk-server.ts";
-import { compareVersions, serverLine } from "../support/zk-line.ts";
-import { fourLetterWordOff, onSession, removeRoot, ttlNodesOff, uniqueRoot, until } from "./client-util.ts";
+import { fourLetterWord, sharedServer } from "../support/servers/zk-server.ts";
+import { compareVersions, serverLine } from "../support/servers/zk-line.ts";
+import { fourLetterWordOff, onSession, removeRoot, ttlNodesOff, uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
 
 type Outcome = "supported" | "unsupported" | "removed" | "left on server" | "shadowed" | "delivered" | "zxid" | "-1";
 const T = 30_000;
@@ -65,7 +66,7 @@ describe(`compatibility probes on ZooKeeper ${version} (line ${line})`, () => {
   beforeAll(async () => onSession((await sharedServer()).connectString, (zk) => zk.create(fileRoot)));
   afterAll(async () => onSession((await sharedServer()).connectString, (zk) => removeRoot(zk, fileRoot)));
   afterAll(() => {
-    const dir = fileURLToPath(new URL("../compat-results/", import.meta.url));
+    const dir = fileURLToPath(new URL("../../docs/records/compat/", import.meta.url));
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${line}.json`), JSON.stringify({ line, version, features: results }, null, 2) + "\n");
   });

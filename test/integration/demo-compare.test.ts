@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import console from "node:console";
 import assert from "node:assert/strict";
 import { describe, it } from "../support/bdd.ts";
-import { REPO_DIR } from "../support/line-process.ts";
+import { REPO_DIR } from "../support/processes/line-process.ts";
 import type { CompareResult } from "../../examples/election-demo/compare-report.ts";
 import { DESIGN_NAMES } from "../../examples/election-demo/designs/index.ts";
 

@@ -1,4 +1,4 @@
-// Acknowledged writes are never lost (5 real servers in network namespaces, test/support/zk-partition.ts).
+// Acknowledged writes are never lost (5 real servers in network namespaces, test/support/servers/zk-partition.ts).
 // A writer sets data on 8 keys and creates nodes without pause while a schedule partitions and kills
 // servers: 2 | 3 splits with the leader on either side, the leader isolated, kill -9 of a follower and
 // of the leader (each restarted). It records every acknowledged setData/create with its zxid. Two
@@ -9,8 +9,9 @@
 import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ZooKeeper, isZooKeeperError } from "../../src/index.ts";
-import { startPartitionedEnsemble, type PartitionedEnsemble } from "../support/zk-partition.ts";
-import { hold, uniqueRoot } from "./client-util.ts";
+import { startPartitionedEnsemble, type PartitionedEnsemble } from "../support/servers/zk-partition.ts";
+import { uniqueRoot } from "../support/sessions.ts";
+import { hold } from "../support/wait.ts";
 
 const KEYS = 8;
 const text = (d: Uint8Array | null) => new TextDecoder().decode(d ?? new Uint8Array());

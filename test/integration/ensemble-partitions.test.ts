@@ -1,4 +1,4 @@
-// Partitions between the servers of a real ensemble (test/support/zk-partition.ts: every server in a
+// Partitions between the servers of a real ensemble (test/support/servers/zk-partition.ts: every server in a
 // network namespace of its own, quorum/election links over bridges we cut; client links stay up).
 // Each scenario states what ZooKeeper and our client must do, checks it, and adds a row to the
 // scenario table printed at the end. tickTime 500, syncLimit 6: a server cut from its quorum
@@ -7,9 +7,22 @@ import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { LeaderElection } from "../../src/recipes/index.ts";
-import { startPartitionedEnsemble, type PartitionedEnsemble } from "../support/zk-partition.ts";
-import { until, uniqueRoot } from "./client-util.ts";
-import { connectOn, printTable, type Row } from "./ensemble-util.ts";
+import { startPartitionedEnsemble, type PartitionedEnsemble } from "../support/servers/zk-partition.ts";
+import { uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
+import { connectOn } from "../support/servers/zk-ensemble.ts";
+
+/** A row of the scenario table, printed by afterAll (and copied into the engineer's note). */
+interface Row {
+  scenario: string;
+  expected: string;
+  observed: string;
+}
+
+function printTable(title: string, rows: Row[]): void {
+  const lines = [`\n${title}`, "| scenario | expected | observed |", "|---|---|---|", ...rows.map((r) => `| ${r.scenario} | ${r.expected} | ${r.observed} |`)];
+  console.log(lines.join("\n"));
+}
 
 const rows: Row[] = [];
 const text = (d: Uint8Array | null) => new TextDecoder().decode(d ?? new Uint8Array());

@@ -14,11 +14,12 @@ import console from "node:console";
 import { setTimeout as delay } from "node:timers/promises";
 import { ErrorCode, ZooKeeper, ZooKeeperError, digestId } from "../../src/index.ts";
 import type { EnsembleEvent } from "../../src/index.ts";
-import { type FaultProxy, startFaultProxy } from "../support/fault-proxy.ts";
-import { ReconfigEnsemble } from "../support/zk-reconfig.ts";
-import { type ZkServer, sharedServer, startStandalone } from "../support/zk-server.ts";
-import { describeFrom, itFrom } from "../support/zk-line.ts";
-import { uniqueRoot, until } from "./client-util.ts";
+import { type FaultProxy, startFaultProxy } from "../support/fakes/fault-proxy.ts";
+import { ReconfigEnsemble } from "../support/servers/zk-reconfig.ts";
+import { type ZkServer, sharedServer, startStandalone } from "../support/servers/zk-server.ts";
+import { describeFrom, itFrom } from "../support/servers/zk-line.ts";
+import { uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
 
 const TRACKED = 40;
 const UNTRACKED = 20;

@@ -7,12 +7,12 @@ import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fourLetterWord, startEnsemble, startStandalone, } from "../support/zk-server.ts";
-import { findInstall, localInstall } from "../support/zk-install.ts";
-import { LocalServer, StartError } from "../support/zk-local.ts";
-import { freePorts } from "../support/zk-ports.ts";
-import { serverLine } from "../support/zk-line.ts";
-import { requestedLine } from "../support/zk-lines.ts";
+import { fourLetterWord, startEnsemble, startStandalone, } from "../support/servers/zk-server.ts";
+import { findInstall, localInstall } from "../support/servers/zk-install.ts";
+import { LocalServer, StartError } from "../support/servers/zk-local.ts";
+import { freePorts } from "../support/servers/zk-ports.ts";
+import { serverLine } from "../support/servers/zk-line.ts";
+import { requestedLine } from "../support/servers/zk-lines.ts";
 import { until } from "../support/wait.ts";
 
 const T = 60_000; // per test; Bun would default to 5 s
@@ -238,7 +238,7 @@ describe("zk harness: cleanup and failures", () => {
 
   /** zk-shared-main.ts under this runtime, once it printed its server's address. */
   async function sharedMain(args: string[], stdin: "pipe" | "ignore") {
-    const main = fileURLToPath(new URL("../support/zk-shared-main.ts", (import.meta as unknown as { url: string }).url));
+    const main = fileURLToPath(new URL("../support/servers/zk-shared-main.ts", (import.meta as unknown as { url: string }).url));
     const g = globalThis as { Bun?: unknown; Deno?: unknown };
     const cmd = g.Deno ? ["run", "-A", main] : g.Bun ? [main] : ["--import", "tsx", main];
     const child = spawn(process.execPath, [...cmd, ...args], { stdio: [stdin, "pipe", "inherit"] });

@@ -6,9 +6,8 @@ import { describe, it, beforeAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ErrorCode, ZooKeeper, ZooKeeperError, withRetry, type SessionState } from "../../src/index.ts";
 import { OpCode } from "../../src/protocol/constants.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import type { FaultProxy } from "../support/fault-proxy.ts";
-import { rejectsWith, removeRoot, uniqueRoot } from "./client-util.ts";
+import { SharedSessions, rejectsWith, removeRoot, uniqueRoot } from "../support/sessions.ts";
+import type { FaultProxy } from "../support/fakes/fault-proxy.ts";
 
 const dec = (b: Uint8Array | null): string => new TextDecoder().decode(b ?? new Uint8Array(0));
 

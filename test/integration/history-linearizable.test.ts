@@ -1,10 +1,10 @@
-// Jepsen-style history check against a real 3-server ensemble (test/support/history-run.ts): 4 clients
-// in one history (2 in this process, 1 a Bun and 1 a Deno child process, test/support/history-participant.ts),
+// Jepsen-style history check against a real 3-server ensemble (test/support/chaos/history-run.ts): 4 clients
+// in one history (2 in this process, 1 a Bun and 1 a Deno child process, test/support/chaos/history-participant.ts),
 // each through fault proxies of its own, read (getData { linearizable }), write and cas (through withRetry) 3 znodes
 // while links are cut, reset, half-closed, blackholed, a setData reply is dropped, a follower is killed -9
 // and restarted and the leader is SIGSTOPped (1.5 s, then 4 s: past syncLimit, a new election); each fault
 // twice. Every call must settle, and every key's history must be linearizable
-// (test/support/linearizability.ts). The same history with one outcome mislabelled must be rejected: the
+// (test/support/chaos/linearizability.ts). The same history with one outcome mislabelled must be rejected: the
 // run is able to catch a client that reports a write as failed when it took effect. In the same run 3 lockers
 // (Node, Bun, Deno processes) take a Lock in turns and 3 electors (the same) lead a LeaderElection in turns,
 // each through fault proxies of its own (the link faults hit one of them each time as well): their holds,
@@ -13,10 +13,10 @@
 import console from "node:console";
 import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { startEnsemble, type ZkEnsemble } from "../support/zk-server.ts";
-import { FAULTS, plantHoldViolations, plantMislabels, runHistory } from "../support/history-run.ts";
-import { checkLinearizable, registerModel } from "../support/linearizability.ts";
-import { uniqueRoot } from "./client-util.ts";
+import { startEnsemble, type ZkEnsemble } from "../support/servers/zk-server.ts";
+import { FAULTS, plantHoldViolations, plantMislabels, runHistory } from "../support/chaos/history-run.ts";
+import { checkLinearizable, registerModel } from "../support/chaos/linearizability.ts";
+import { uniqueRoot } from "../support/sessions.ts";
 
 describe("history of reads, writes and cas under faults (3 servers)", () => {
   let ens: ZkEnsemble | undefined;

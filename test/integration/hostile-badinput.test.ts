@@ -6,11 +6,11 @@
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { CreateMode, ErrorCode, Op, Perms, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { trackUnhandled, within } from "../stress/helpers.ts";
 import { never } from "../support/wait.ts";
-import { removeRoot, uniqueRoot } from "./client-util.ts";
+import { removeRoot, uniqueRoot } from "../support/sessions.ts";
 
 type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- plain-JS callers, on purpose
 const js = (zk: ZooKeeper): Any => zk as unknown as Any;

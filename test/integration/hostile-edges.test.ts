@@ -6,8 +6,8 @@ import { randomUUID } from "node:crypto";
 import assert from "node:assert/strict";
 import { CreateMode, EventType, KeeperState, ZooKeeper, ZooKeeperError, type SessionState, type WatchedEvent } from "../../src/index.ts";
 import { OpCode } from "../../src/protocol/index.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
 import { hold, settle, trackUnhandled, until } from "../stress/helpers.ts";
 import { never } from "../support/wait.ts";
 

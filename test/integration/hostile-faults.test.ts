@@ -10,8 +10,8 @@ import { spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { CreateMode, ErrorCode, EventType, ZooKeeper, ZooKeeperError, type SessionState, type WatchedEvent } from "../../src/index.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
 import { capturingLogger, childCommand, hold, settle, trackUnhandled, until, within } from "../stress/helpers.ts";
 
 // tickTime 500 allows short sessions: 6 s session, 4 s read timeout, pings every 2 s.

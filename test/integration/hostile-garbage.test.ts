@@ -6,9 +6,9 @@ import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { randomUUID } from "node:crypto";
 import assert from "node:assert/strict";
 import { CreateMode, ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { startFakeServer, type FakeServerOptions, type Garbage } from "../support/fake-server.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
+import { startFakeServer, type FakeServerOptions, type Garbage } from "../support/fakes/fake-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
 import { capturingLogger, settle, trackUnhandled, until, within } from "../stress/helpers.ts";
 
 interface Case {

@@ -7,10 +7,10 @@ import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { CreateMode, Op, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { startMutatingRelay, type MutatingRelay } from "../support/fake-server.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { startMutatingRelay, type MutatingRelay } from "../support/fakes/fake-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { capturingLogger, trackUnhandled, until, within } from "../stress/helpers.ts";
-import { removeRoot, uniqueRoot } from "./client-util.ts";
+import { removeRoot, uniqueRoot } from "../support/sessions.ts";
 
 const OPS = Number(process.env.MUTATING_OPS ?? 2000);
 const RATE = 0.03;

@@ -14,8 +14,8 @@ import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { randomUUID } from "node:crypto";
 import assert from "node:assert/strict";
 import { CreateMode, EventType, ZooKeeper, ZooKeeperError, type WatchedEvent } from "../../src/index.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
 import { settle, trackUnhandled, until } from "../stress/helpers.ts";
 
 describe("server killed and restarted under load", () => {

@@ -7,20 +7,20 @@
 // session, while a ccache whose tickets have expired is refused with "run kinit", and a client on a ccache whose
 // TGT is renewable (kinit -r) has renewed it in memory (the file untouched) and logs in again with it, while one on a
 // non-renewable TGT fails that reconnect with "run kinit" and stays disconnected. Real MIT KDC
-// (test/support/kdc.ts) and a real Kerberized 3.8.0 server. Under CI=true a missing KDC package fails the file.
+// (test/support/secure/kdc.ts) and a real Kerberized 3.8.0 server. Under CI=true a missing KDC package fails the file.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { it } from "../support/bdd.ts";
-import { afterAll, beforeAll } from "../support/secure-hooks.ts";
+import { afterAll, beforeAll } from "../support/secure/secure-hooks.ts";
 import { lookup } from "node:dns/promises";
 import { ErrorCode, Perms, ZooKeeper, type ConnectOptions, type KerberosResolver, type SaslGssapiOptions, type Transport } from "../../src/index.ts";
 import { defaultTransport } from "../../src/client/transport/transport.ts";
 import { loadCcache, TicketFlags } from "../../src/kerberos/ccache.ts";
-import { startFaultProxy } from "../support/fault-proxy.ts";
-import { ALL_ENCTYPES, describeWithKdc, refusal, startRealm, type Realm } from "../support/kdc.ts";
+import { startFaultProxy } from "../support/fakes/fault-proxy.ts";
+import { ALL_ENCTYPES, describeWithKdc, refusal, startRealm, type Realm } from "../support/secure/kdc.ts";
 import { until, untilState } from "../support/wait.ts";
 
 const ROOT = `/krb-edges-${randomUUID()}`;

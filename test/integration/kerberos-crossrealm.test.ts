@@ -1,21 +1,21 @@
 // Cross-realm Kerberos (issue 40 items 3 and 9) against three real MIT KDCs and a Heimdal KDC with one-way
-// trusts (startTrust, test/support/kdc.ts): alice@USERS.ZKTS.TEST logs in to a Kerberized ZooKeeper 3.8.0 whose principal is
+// trusts (startTrust, test/support/secure/kdc.ts): alice@USERS.ZKTS.TEST logs in to a Kerberized ZooKeeper 3.8.0 whose principal is
 // zookeeper/zk.cluster.zkts.test@CLUSTER.ZKTS.TEST — by [domain_realm] (the realms' hierarchy, the direct trust
 // asked first), by [capaths], by an explicit realm, and by the referral USERS's KDC answers when the client does not
 // know the service's realm; carol@PARTNER.TEST through USERS by [capaths] (and refused without it); bob@CLUSTER.ZKTS.TEST
 // is refused a service of USERS (the trust is one-way), definitely; dave@HEIM.ZKTS.TEST of a Heimdal 7.8 KDC
-// (test/support/heimdal.ts) trusted by CLUSTER logs in, and bob is refused a service of HEIM.
-// Beside each setup, on Node, the Java client 3.8.0 (test/support/java/KerberosClient.java, as kerberos-java runs it)
+// (test/support/secure/heimdal.ts) trusted by CLUSTER logs in, and bob is refused a service of HEIM.
+// Beside each setup, on Node, the Java client 3.8.0 (test/support/secure/java/KerberosClient.java, as kerberos-java runs it)
 // on the same krb5.conf; the test prints the side-by-side table. zookeeper-ts on Node, Bun and Deno.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import process from "node:process";
 import { it } from "../support/bdd.ts";
-import { afterAll, beforeAll } from "../support/secure-hooks.ts";
+import { afterAll, beforeAll } from "../support/secure/secure-hooks.ts";
 import { ErrorCode, ZooKeeper, type ConnectOptions, type SaslGssapiOptions } from "../../src/index.ts";
-import { CLUSTER_REALM, PARTNER_CAPATHS, USERS_REALM, describeWithKdc, javaKerberosClient, refusal, startTrust, type Trust } from "../support/kdc.ts";
-import { startHeimdalKdc, type HeimdalKdc } from "../support/heimdal.ts";
-import { localInstall } from "../support/zk-install.ts";
+import { CLUSTER_REALM, PARTNER_CAPATHS, USERS_REALM, describeWithKdc, javaKerberosClient, refusal, startTrust, type Trust } from "../support/secure/kdc.ts";
+import { startHeimdalKdc, type HeimdalKdc } from "../support/secure/heimdal.ts";
+import { localInstall } from "../support/servers/zk-install.ts";
 
 /** The Java side runs on Node only (as kerberos-java does): the JVM is the same whatever runs the test. */
 const WITH_JAVA = !("Bun" in globalThis) && !("Deno" in globalThis);

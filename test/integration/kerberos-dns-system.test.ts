@@ -1,10 +1,10 @@
-// Kerberos with the system's resolver against a real DNS server (dnsmasq, test/support/dns-server.ts), no
+// Kerberos with the system's resolver against a real DNS server (dnsmasq, test/support/servers/dns-server.ts), no
 // resolver injected: each client runs in a mount namespace whose /etc/resolv.conf names dnsmasq (search
 // zk.test) and whose /etc/hosts names localhost only. The krb5.conf lists no KDC for the realm, so the KDC
-// (a real MIT KDC, test/support/kdc.ts) is found by the SRV records _kerberos._udp/_tcp.ZKTS.TEST; the
+// (a real MIT KDC, test/support/secure/kdc.ts) is found by the SRV records _kerberos._udp/_tcp.ZKTS.TEST; the
 // Kerberized 3.8.0 server is zookeeper/zk.zk.test@ZKTS.TEST, and the connect string names it by a CNAME
 // alias, by its address (PTR) or by a short name (the search domain). On each setup the Java client
-// (3.8.0, test/support/java/KerberosClient.java) runs in the same kind of namespace with the same krb5.conf,
+// (3.8.0, test/support/secure/java/KerberosClient.java) runs in the same kind of namespace with the same krb5.conf,
 // and zookeeper-ts must log in wherever Java does; MIT's kinit and kvno are the reference for the KDC
 // discovery and the CNAME. The test file runs under Node; our client runs in the namespace under Node, Bun and
 // Deno (each runtime's own resolver and sockets), beside the one Java run.
@@ -15,14 +15,14 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
-import { DnsServer, dnsProblem, type WrapOptions } from "../support/dns-server.ts";
-import { describeWithKdc, startKdc, type TestKdc } from "../support/kdc.ts";
-import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "../support/line-process.ts";
-import { startKerberosServer, type KerberosServer } from "../support/secure-server.ts";
-import { localInstall } from "../support/zk-install.ts";
+import { DnsServer, dnsProblem, type WrapOptions } from "../support/servers/dns-server.ts";
+import { describeWithKdc, startKdc, type TestKdc } from "../support/secure/kdc.ts";
+import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "../support/processes/line-process.ts";
+import { startKerberosServer, type KerberosServer } from "../support/secure/secure-server.ts";
+import { localInstall } from "../support/servers/zk-install.ts";
 
 const problem = dnsProblem();
-const SOURCE = fileURLToPath(new URL("../support/java/KerberosClient.java", import.meta.url));
+const SOURCE = fileURLToPath(new URL("../support/secure/java/KerberosClient.java", import.meta.url));
 const ZK_ADDRESS = "127.0.0.3"; // zk.zk.test (A and PTR); the server listens on every address
 const NAMESPACE: WrapOptions = { search: "zk.test", hosts: `127.0.0.1 localhost ${hostname()}\n::1 localhost\n` };
 
@@ -109,10 +109,10 @@ if (problem !== null) {
       return out.includes(`WHO sasl:${alice}`) ? "ok" : out.join(" | ");
     }
 
-    /** zookeeper-ts in the namespace (test/support/dns-client.ts), as alice with her keytab: "ok" (whoAmI sasl:alice) or its ERROR line. */
+    /** zookeeper-ts in the namespace (test/support/processes/dns-client.ts), as alice with her keytab: "ok" (whoAmI sasl:alice) or its ERROR line. */
     async function oursLogin(connect: string, canonicalize: boolean, runtime: Runtime): Promise<string> {
       const sasl = { mechanism: "GSSAPI", principal: alice, keytab, krb5Config: krb5Conf, canonicalizeHostname: canonicalize };
-      const [rt, rtArgs] = runtimeCommand(runtime, `${REPO_DIR}test/support/dns-client.ts`);
+      const [rt, rtArgs] = runtimeCommand(runtime, `${REPO_DIR}test/support/processes/dns-client.ts`);
       const [cmd, args] = dnsd.wrap(rt, [...rtArgs, connect, "", JSON.stringify(sasl)], NAMESPACE);
       const client = new LineProcess("kerberos-dns-client", spawn(cmd, args, { cwd: REPO_DIR, stdio: ["pipe", "pipe", "pipe"] }));
       try {

@@ -1,6 +1,6 @@
-// The Java client (3.8.0, test/support/java/KerberosClient.java, as kerberos-java runs it) beside zookeeper-ts on
+// The Java client (3.8.0, test/support/secure/java/KerberosClient.java, as kerberos-java runs it) beside zookeeper-ts on
 // the same KDC faults (issue 40 items 4, 6 and 9), against one real MIT realm and one Kerberized ZooKeeper 3.8.0
-// (startRealm, test/support/kdc.ts), each client logged in as its own principal with its keytab:
+// (startRealm, test/support/secure/kdc.ts), each client logged in as its own principal with its keytab:
 //   (1) the first kdc dead (nothing listens), the second good;
 //   (2) the first kdc a fake answering KDC_ERR_SVC_UNAVAILABLE (startErrorKdc), the second good;
 //   (3) the first kdc a replica answering KDC_ERR_PREAUTH_FAILED (as after a key change it has not seen yet), primary_kdc good;
@@ -18,15 +18,15 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { it } from "../support/bdd.ts";
-import { afterAll, beforeAll } from "../support/secure-hooks.ts";
+import { afterAll, beforeAll } from "../support/secure/secure-hooks.ts";
 import { ZooKeeper, ZooKeeperError, type ConnectOptions } from "../../src/index.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
 import {
   ClientTrace, describeWithKdc, freePort, javaKerberosClient, javaKerberosWatcher, startErrorKdc, startRealm, startSlowKdc,
   type ErrorKdc, type JavaKerberosRun, type Realm,
-} from "../support/kdc.ts";
-import type { LineEvent, LineProcess } from "../support/line-process.ts";
-import { localInstall } from "../support/zk-install.ts";
+} from "../support/secure/kdc.ts";
+import type { LineEvent, LineProcess } from "../support/processes/line-process.ts";
+import { localInstall } from "../support/servers/zk-install.ts";
 import { until, untilState } from "../support/wait.ts";
 
 const TAG = "kerberos-java-faults";

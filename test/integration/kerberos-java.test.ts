@@ -1,16 +1,16 @@
-// Interop under a sasl: ACL with the Java ZooKeeper client (Debian's 3.8.0 jar, test/support/java/
+// Interop under a sasl: ACL with the Java ZooKeeper client (Debian's 3.8.0 jar, test/support/secure/java/
 // KerberosClient.java), both logged in with Kerberos to the same real Kerberized 3.8.0 server through a
-// real MIT KDC (startRealm, test/support/kdc.ts): zookeeper-ts as alice (keytab) creates a node with ACL
+// real MIT KDC (startRealm, test/support/secure/kdc.ts): zookeeper-ts as alice (keytab) creates a node with ACL
 // sasl:alice@REALM that the Java client, as alice through a JAAS Client section (Krb5LoginModule and a
 // keytab), reads; the other way round; and bob gets NOAUTH from either client. The server records the
 // full principal (whoAmI sasl:alice@REALM on both). Node only: the Java side is the same on any runtime.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { it } from "../support/bdd.ts";
-import { afterAll, beforeAll } from "../support/secure-hooks.ts";
+import { afterAll, beforeAll } from "../support/secure/secure-hooks.ts";
 import { ErrorCode, Perms, ZooKeeper, ZooKeeperError, type ConnectOptions, type SaslGssapiOptions } from "../../src/index.ts";
-import { describeWithKdc, javaKerberosClient, refusal, startRealm, type Realm } from "../support/kdc.ts";
-import { localInstall } from "../support/zk-install.ts";
+import { describeWithKdc, javaKerberosClient, refusal, startRealm, type Realm } from "../support/secure/kdc.ts";
+import { localInstall } from "../support/servers/zk-install.ts";
 
 const ROOT = `/krb-java-${randomUUID()}`;
 const dec = (b: Uint8Array | null): string => new TextDecoder().decode(b ?? new Uint8Array(0));

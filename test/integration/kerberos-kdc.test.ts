@@ -1,4 +1,4 @@
-// The Kerberos client against a real MIT KDC (test/support/kdc.ts: a realm in a temporary directory,
+// The Kerberos client against a real MIT KDC (test/support/secure/kdc.ts: a realm in a temporary directory,
 // krb5kdc -n on loopback; nothing in /etc): the AS exchange with a keytab for each AES enctype (with and
 // without required pre-authentication), a password, a kinit ccache; the TGS exchange for
 // zookeeper/localhost; a whole RFC 4752 exchange against the test acceptor (support/kerberos-peer.ts) holding the
@@ -14,7 +14,7 @@ import { promisify } from "node:util";
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, it } from "../support/bdd.ts";
 import { hex } from "../support/bytes.ts";
-import { describeWithKdc, freePort, startErrorKdc, startKdc, type TestKdc } from "../support/kdc.ts";
+import { describeWithKdc, freePort, startErrorKdc, startKdc, type TestKdc } from "../support/secure/kdc.ts";
 import { dialSocket, type Dialer } from "../../src/client/transport/transport.ts";
 import { openDatagram } from "../../src/client/transport/udp.ts";
 import { gssapiMechanism, type GssapiSaslClient } from "../../src/client/sasl/gssapi.ts";
@@ -28,8 +28,8 @@ import { loadKrb5Conf } from "../../src/kerberos/krb5conf.ts";
 import { KerberosLogin, parsePrincipal, type KerberosLoginOptions } from "../../src/kerberos/login.ts";
 import { decodeKdcRep } from "../../src/kerberos/messages.ts";
 import { KeyBlock } from "../../src/kerberos/types.ts";
-import { acceptSecContext, buildApRep, encodeKrbError } from "../support/kerberos-peer.ts";
-import { ManualClock } from "../support/fake-clock.ts";
+import { acceptSecContext, buildApRep, encodeKrbError } from "../support/secure/kerberos-peer.ts";
+import { ManualClock } from "../support/fakes/fake-clock.ts";
 import { until } from "../support/wait.ts";
 
 const execFileAsync = promisify(execFile);

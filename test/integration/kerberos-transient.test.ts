@@ -1,7 +1,7 @@
 // Transient is not final (issue 40 item 6): a Kerberos failure that may pass fails one reconnect attempt, the
 // session stays "disconnected" and the next attempt tries again at the session's usual pace, so the session
 // still alive on the server is kept; only a definite refusal ends the client (authFailed). Against a real MIT
-// KDC (test/support/kdc.ts) and a real Kerberized ZooKeeper 3.8.0, each link cut by a fault proxy:
+// KDC (test/support/secure/kdc.ts) and a real Kerberized ZooKeeper 3.8.0, each link cut by a fault proxy:
 //   (a) a ccache truncated (kinit rewriting it in place) during a reconnect, then restored;
 //   (b) the KDC stopped during a reconnect that needs new tickets (a principal with a 15 s ticket life), then restarted;
 //   (c) the client principal deleted from the KDC before such a reconnect: authFailed, naming it.
@@ -10,10 +10,10 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { it } from "../support/bdd.ts";
-import { afterAll, beforeAll } from "../support/secure-hooks.ts";
+import { afterAll, beforeAll } from "../support/secure/secure-hooks.ts";
 import { ErrorCode, ZooKeeper, ZooKeeperError, type ConnectOptions } from "../../src/index.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { ClientTrace, describeWithKdc, startRealm, type Realm } from "../support/kdc.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { ClientTrace, describeWithKdc, startRealm, type Realm } from "../support/secure/kdc.ts";
 import { until, untilState } from "../support/wait.ts";
 
 const TAG = "kerberos-transient";

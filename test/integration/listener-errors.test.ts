@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ZooKeeper, type ListenerError, type Logger, type SessionState } from "../../src/index.ts";
 import { GroupMember, LeaderElection, Lock } from "../../src/recipes/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { until } from "../support/wait.ts";
-import { removeRoot } from "./client-util.ts";
+import { removeRoot } from "../support/sessions.ts";
 
 const root = `/t-listener-errors-${randomUUID().slice(0, 8)}`;
 let connect: string;

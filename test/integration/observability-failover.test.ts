@@ -7,11 +7,11 @@ import * as dc from "node:diagnostics_channel";
 import { SpanKind } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { otelSdk } from "../support/otel-sdk.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { parentId, renderSpanTree } from "../support/span-tree.ts";
 import { nextEvent } from "../support/wait.ts";
 import { LeaderElection, ZooKeeper } from "../../src/index.ts";
-import { removeRoot, uniqueRoot } from "./client-util.ts";
+import { removeRoot, uniqueRoot } from "../support/sessions.ts";
 
 describe("observability: a LeaderElection failover as a trace (real server, OpenTelemetry SDK)", () => {
   let connect: string;

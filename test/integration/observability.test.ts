@@ -9,10 +9,10 @@ import { readFileSync } from "node:fs";
 import { AggregationTemporality, MeterProvider, MetricReader, type HistogramMetricData } from "@opentelemetry/sdk-metrics";
 import { otelSdk } from "../support/otel-sdk.ts";
 import { renderSpanTree } from "../support/span-tree.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
+import { SharedSessions, removeRoot, uniqueRoot } from "../support/sessions.ts";
+import { until } from "../support/wait.ts";
 import { AddWatchMode, LeaderElection, Lock, Op, ReadOp, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { built, type ConnectContext, type RequestContext, type SessionMessage, type WatchMessage } from "../../src/client/diagnostics.ts";
-import { removeRoot, uniqueRoot, until } from "./client-util.ts";
 
 const packageJson = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
 

@@ -6,8 +6,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ErrorCode, isZooKeeperError } from "../../src/index.ts";
 import { Barrier, BarrierTimeoutError, DoubleBarrier, RecipeStateError } from "../../src/recipes/index.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import { removeRoot } from "./client-util.ts";
+import { SharedSessions, removeRoot } from "../support/sessions.ts";
 import { until, untilState } from "../support/wait.ts";
 
 const root = `/t-recipes-barrier-${randomUUID().slice(0, 8)}`;

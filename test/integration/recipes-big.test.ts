@@ -9,10 +9,9 @@ import { randomUUID } from "node:crypto";
 import type { ZooKeeper } from "../../src/index.ts";
 import { GroupMember, LeaderElection, Lock, type Member } from "../../src/recipes/index.ts";
 import { countWatchers, parseWchp } from "../../bench/big/stats.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import { fourLetterWordOff, removeRoot } from "./client-util.ts";
+import { SharedSessions, fourLetterWordOff, removeRoot } from "../support/sessions.ts";
 import { never, nextEvent, until } from "../support/wait.ts";
-import { fourLetterWord, sharedServer } from "../support/zk-server.ts";
+import { fourLetterWord, sharedServer } from "../support/servers/zk-server.ts";
 
 const N = 200;
 const root = `/t-recipes-big-${randomUUID().slice(0, 8)}`;

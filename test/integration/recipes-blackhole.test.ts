@@ -6,10 +6,10 @@
 import console from "node:console";
 import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { killAllParticipants } from "../support/participant-process.ts";
-import { localNs, spawnChaos, type ChaosParticipant } from "../support/chaos-launcher.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { killAllParticipants } from "../support/processes/participant-process.ts";
+import { localNs, spawnChaos, type ChaosParticipant } from "../support/chaos/chaos-launcher.ts";
 
 const SESSION_MS = 2000;
 const ROUNDS = 3;

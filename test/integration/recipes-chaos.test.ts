@@ -2,7 +2,7 @@
 // test/stress/election-chaos.test.ts): participant processes on a 3-server ensemble are resigned,
 // closed, killed -9, SIGSTOPped, or lose their server to kill -9, and no two leaderships overlap.
 // Participants rotate through the three runtimes (stamps are mapped onto one clock by syncClock).
-import { chaosSuite } from "../support/chaos-suite.ts";
+import { chaosSuite } from "../support/chaos/chaos-suite.ts";
 
 chaosSuite({
   title: "leader election chaos (short)",

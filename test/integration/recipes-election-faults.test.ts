@@ -6,8 +6,8 @@ import process from "node:process";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { OpCode } from "../../src/protocol/constants.ts";
 import { LeaderElection, type RevokeReason } from "../../src/recipes/index.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
 import { nextEvent, until } from "../support/wait.ts";
 
 let server: ZkServer;

@@ -5,8 +5,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { CreateMode, ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { LeaderElection, type RevokeReason } from "../../src/recipes/index.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import { removeRoot } from "./client-util.ts";
+import { SharedSessions, removeRoot } from "../support/sessions.ts";
 import { hold, nextEvent, until } from "../support/wait.ts";
 
 const root = `/t-recipes-election-${randomUUID().slice(0, 8)}`;

@@ -5,8 +5,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { GroupMember, type Member } from "../../src/recipes/index.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import { removeRoot } from "./client-util.ts";
+import { SharedSessions, removeRoot } from "../support/sessions.ts";
 import { until } from "../support/wait.ts";
 
 const root = `/t-recipes-group-${randomUUID().slice(0, 8)}`;

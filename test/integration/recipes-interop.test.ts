@@ -6,12 +6,12 @@
 import console from "node:console";
 import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
 import { killAllParticipants as killAllJava, startParticipant as startJava, type JavaParticipant } from "../interop/java-participant.ts";
-import { killAllParticipants, type Runtime } from "../support/participant-process.ts";
-import { localNs, spawnChaos, type ChaosParticipant } from "../support/chaos-launcher.ts";
-import { foreignWork, intervalsOf, overlaps, quantiles, setOrigin, type Interval, type TimedEvent } from "../support/chaos-history.ts";
-import { itFrom } from "../support/zk-line.ts";
+import { killAllParticipants, type Runtime } from "../support/processes/participant-process.ts";
+import { localNs, spawnChaos, type ChaosParticipant } from "../support/chaos/chaos-launcher.ts";
+import { foreignWork, intervalsOf, overlaps, quantiles, setOrigin, type Interval, type TimedEvent } from "../support/chaos/chaos-history.ts";
+import { itFrom } from "../support/servers/zk-line.ts";
 
 const SESSION_MS = 2000; // tickTime 500 allows it: crash failovers take ~2.5 s
 const ROUNDS = 6;

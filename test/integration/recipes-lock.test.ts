@@ -5,10 +5,9 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, isZooKeeperError } from "../../src/index.ts";
 import { LeaderElection, Lock, LockNotHeldError, LockNotReentrantError, type LockLostReason } from "../../src/recipes/index.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import { removeRoot } from "./client-util.ts";
+import { SharedSessions, removeRoot } from "../support/sessions.ts";
 import { nextEvent, hold, until } from "../support/wait.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 
 const root = `/t-recipes-lock-${randomUUID().slice(0, 8)}`;
 const sessions = new SharedSessions();

@@ -3,11 +3,11 @@
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { killAllParticipants, spawnParticipant, type ParticipantProcess } from "../support/participant-process.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { killAllParticipants, spawnParticipant, type ParticipantProcess } from "../support/processes/participant-process.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { killAllParticipants as killAllJava, startParticipant as startJava } from "../interop/java-participant.ts";
-import { itFrom } from "../support/zk-line.ts";
-import { onSession, removeRoot } from "./client-util.ts";
+import { itFrom } from "../support/servers/zk-line.ts";
+import { onSession, removeRoot } from "../support/sessions.ts";
 
 const root = `/t-recipes-process-${randomUUID().slice(0, 8)}`;
 const SESSION_MS = 4000; // the shared server's minimum (tickTime 2000)

@@ -6,8 +6,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ErrorCode, type ZooKeeper, isZooKeeperError } from "../../src/index.ts";
 import { LockUpgradeError, ReadWriteLock } from "../../src/recipes/index.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import { removeRoot } from "./client-util.ts";
+import { SharedSessions, removeRoot } from "../support/sessions.ts";
 import { hold, until } from "../support/wait.ts";
 
 const root = `/t-recipes-rwlock-${randomUUID().slice(0, 8)}`;

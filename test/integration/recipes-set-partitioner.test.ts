@@ -8,8 +8,7 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode, isZooKeeperError, type ZooKeeper } from "../../src/index.ts";
 import { type PartitionState, PartitionTimeoutError, SetPartitioner } from "../../src/recipes/index.ts";
 import { kazooPartition } from "../../src/recipes/set-partitioner.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import { removeRoot } from "./client-util.ts";
+import { SharedSessions, removeRoot } from "../support/sessions.ts";
 import { until } from "../support/wait.ts";
 
 const root = `/t-recipes-partition-${randomUUID().slice(0, 8)}`;

@@ -7,8 +7,7 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode, OutcomeUnknownError, type ZooKeeperError, isZooKeeperError } from "../../src/index.ts";
 import { OpCode } from "../../src/protocol/constants.ts";
 import { SharedCount, type VersionedCount } from "../../src/recipes/index.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
-import { removeRoot } from "./client-util.ts";
+import { SharedSessions, removeRoot } from "../support/sessions.ts";
 import { until, untilState } from "../support/wait.ts";
 
 const root = `/t-recipes-count-${randomUUID().slice(0, 8)}`;

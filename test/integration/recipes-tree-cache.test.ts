@@ -6,11 +6,11 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { CreateMode, Op, ZooKeeper } from "../../src/index.ts";
 import { TreeCache } from "../../src/recipes/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
 import { diff, dump, freshRead, randomWorkload, replayer } from "../support/tree-workload.ts";
 import { nextEvent, until, untilState } from "../support/wait.ts";
-import { removeRoot } from "./client-util.ts";
+import { removeRoot } from "../support/sessions.ts";
 
 const root = `/t-tree-cache-${randomUUID().slice(0, 8)}`;
 

@@ -1,6 +1,6 @@
 // SASL GSSAPI (Kerberos) through ZooKeeper.connect against a real Kerberized ZooKeeper server (3.8.0; ZK_SERVER=3.4 or 3.9 for the others)
 // (JAAS Server: Krb5LoginModule with a keytab for zookeeper/localhost@REALM) and a real MIT KDC
-// (test/support/kdc.ts: a realm in a temporary directory, nothing in /etc): a keytab login, a kinit
+// (test/support/secure/kdc.ts: a realm in a temporary directory, nothing in /etc): a keytab login, a kinit
 // ccache login, sasl: ACLs (NOAUTH for another principal), an unknown service principal, the KDC down,
 // a link cut then the same session re-authenticated, and a server with sessionRequireClientSASLAuth=true.
 // Under CI=true a missing KDC package fails the file instead of skipping it.
@@ -9,13 +9,13 @@ import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import process from "node:process";
 import { it } from "../support/bdd.ts";
-import { afterAll, beforeAll } from "../support/secure-hooks.ts";
+import { afterAll, beforeAll } from "../support/secure/secure-hooks.ts";
 import { CreateMode, ErrorCode, Perms, ZooKeeper, ZooKeeperError, type ConnectOptions, type SessionState } from "../../src/index.ts";
-import { startFaultProxy } from "../support/fault-proxy.ts";
-import { describeWithKdc, freePort, refusal, reportFailure, startRealm, type Realm } from "../support/kdc.ts";
-import { startKerberosServer, type KerberosServer } from "../support/secure-server.ts";
+import { startFaultProxy } from "../support/fakes/fault-proxy.ts";
+import { describeWithKdc, freePort, refusal, reportFailure, startRealm, type Realm } from "../support/secure/kdc.ts";
+import { startKerberosServer, type KerberosServer } from "../support/secure/secure-server.ts";
 import { untilState } from "../support/wait.ts";
-import { describeFrom, serverAtLeast, serverLine } from "../support/zk-line.ts";
+import { describeFrom, serverAtLeast, serverLine } from "../support/servers/zk-line.ts";
 
 const ROOT = `/krb-${randomUUID()}`;
 const dec = (b: Uint8Array | null): string => new TextDecoder().decode(b ?? new Uint8Array(0));

@@ -2,14 +2,14 @@
 // auth provider, sessionRequireClientSASLAuth=true): identity, sasl: ACLs, wrong passwords, and
 // authentication redone on every new connection (a fault proxy cuts the link; the server restarts).
 import { describe, it } from "../support/bdd.ts";
-import { beforeAll, afterAll } from "../support/secure-hooks.ts";
+import { beforeAll, afterAll } from "../support/secure/secure-hooks.ts";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { ErrorCode, Perms, ZooKeeper, ZooKeeperError, type ConnectOptions, type SessionState } from "../../src/index.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { saslJaas } from "../support/secure.ts";
-import { startSaslServer, type SaslServer } from "../support/secure-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { saslJaas } from "../support/secure/secure.ts";
+import { startSaslServer, type SaslServer } from "../support/secure/secure-server.ts";
 
 const ROOT = `/sasl-${randomUUID()}`;
 const USERS = { alice: "alice-Pa55", bob: "bob-Pa55" };

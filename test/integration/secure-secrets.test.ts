@@ -4,15 +4,15 @@
 // then searched for the SASL password, the digest auth secret, the DIGEST-MD5 response digest and
 // the TLS private key.
 import { describe, it } from "../support/bdd.ts";
-import { beforeAll, afterAll } from "../support/secure-hooks.ts";
+import { beforeAll, afterAll } from "../support/secure/secure-hooks.ts";
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { ZooKeeper, type ConnectOptions, type Logger, type SessionState } from "../../src/index.ts";
-import { startFaultProxy } from "../support/fault-proxy.ts";
-import { clientTlsOptions } from "../support/secure.ts";
-import { startSaslServer, startTlsServer, type SaslServer, type TlsServer } from "../support/secure-server.ts";
+import { startFaultProxy } from "../support/fakes/fault-proxy.ts";
+import { clientTlsOptions } from "../support/secure/secure.ts";
+import { startSaslServer, startTlsServer, type SaslServer, type TlsServer } from "../support/secure/secure-server.ts";
 
 const SASL_PASSWORD = "sasl-Secret-7f3a";
 const DIGEST_SECRET = "digest-Secret-91c2";

@@ -4,16 +4,16 @@
 // keyFile) or is a function reconnect with the new material, keeping their sessions. A file caught truncated
 // fails that attempt with a clear error; a later attempt, after the file is whole again, connects.
 import { describe, it } from "../support/bdd.ts";
-import { beforeAll, afterAll } from "../support/secure-hooks.ts";
+import { beforeAll, afterAll } from "../support/secure/secure-hooks.ts";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, ZooKeeper, ZooKeeperError, type ConnectOptions, type Logger, type TlsOptions } from "../../src/index.ts";
-import { startFaultProxy } from "../support/fault-proxy.ts";
-import { rotatingCertificates, type Certificates } from "../support/secure.ts";
-import { startTlsServer, type TlsServer } from "../support/secure-server.ts";
+import { startFaultProxy } from "../support/fakes/fault-proxy.ts";
+import { rotatingCertificates, type Certificates } from "../support/secure/secure.ts";
+import { startTlsServer, type TlsServer } from "../support/secure/secure-server.ts";
 import { until, untilState } from "../support/wait.ts";
 
 let root: string;

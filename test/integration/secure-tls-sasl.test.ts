@@ -1,15 +1,15 @@
 // TLS and SASL together, as Kafka/HBase deployments run them: a real ZooKeeper 3.8.0 with a TLS
 // client port that also requires SASL DIGEST-MD5. The SASL exchange runs inside TLS, on every connection.
 import { describe, it } from "../support/bdd.ts";
-import { beforeAll, afterAll } from "../support/secure-hooks.ts";
+import { beforeAll, afterAll } from "../support/secure/secure-hooks.ts";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, ZooKeeper, ZooKeeperError, type SessionState } from "../../src/index.ts";
-import { startFaultProxy } from "../support/fault-proxy.ts";
-import { clientTlsOptions, saslJaas } from "../support/secure.ts";
-import { saslServerConfig, startTlsServer, type TlsServer } from "../support/secure-server.ts";
+import { startFaultProxy } from "../support/fakes/fault-proxy.ts";
+import { clientTlsOptions, saslJaas } from "../support/secure/secure.ts";
+import { saslServerConfig, startTlsServer, type TlsServer } from "../support/secure/secure-server.ts";
 
 const PASSWORD = "tls-and-sasl-pw";
 let jaasDir: string;

@@ -2,7 +2,7 @@
 // certificates): CA-only and mutual TLS, the x509 identity and x509 ACLs, reconnects through TLS,
 // and certificate failures that must end connect() quickly with a message naming the TLS problem.
 import { describe, it } from "../support/bdd.ts";
-import { beforeAll, afterAll } from "../support/secure-hooks.ts";
+import { beforeAll, afterAll } from "../support/secure/secure-hooks.ts";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { execFileSync } from "node:child_process";
@@ -10,9 +10,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ErrorCode, Perms, ZooKeeper, ZooKeeperError, type ConnectOptions } from "../../src/index.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
-import { clientTlsOptions, makeCertificates, type Certificates } from "../support/secure.ts";
-import { startTlsServer, type TlsServer } from "../support/secure-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
+import { clientTlsOptions, makeCertificates, type Certificates } from "../support/secure/secure.ts";
+import { startTlsServer, type TlsServer } from "../support/secure/secure-server.ts";
 
 const ROOT = `/tls-${randomUUID()}`;
 let certDir: string;

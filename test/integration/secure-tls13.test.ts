@@ -3,11 +3,11 @@
 // the server's refusal (alert 42) arrives afterwards, while the client waits for its
 // ConnectResponse. That late refusal must still end connect() quickly and name the problem.
 import { describe, it } from "../support/bdd.ts";
-import { beforeAll, afterAll } from "../support/secure-hooks.ts";
+import { beforeAll, afterAll } from "../support/secure/secure-hooks.ts";
 import assert from "node:assert/strict";
 import { ErrorCode, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { clientTlsOptions } from "../support/secure.ts";
-import { startTlsServer, type TlsServer } from "../support/secure-server.ts";
+import { clientTlsOptions } from "../support/secure/secure.ts";
+import { startTlsServer, type TlsServer } from "../support/secure/secure-server.ts";
 
 let srv: TlsServer;
 

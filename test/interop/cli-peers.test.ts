@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ZooKeeper } from "../../src/index.ts";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
-import { killClis, startCli, zkts, type CliProcess, type CliResult } from "../support/cli-run.ts";
-import type { LineProcess } from "../support/line-process.ts";
+import { killClis, startCli, zkts, type CliProcess, type CliResult } from "../support/processes/cli-run.ts";
+import type { LineProcess } from "../support/processes/line-process.ts";
 import { until } from "../support/wait.ts";
-import { sharedServer } from "../support/zk-server.ts";
-import { removeRoot, uniqueRoot } from "../integration/client-util.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
+import { removeRoot, uniqueRoot } from "../support/sessions.ts";
 import { killAllContenders, kazooRecipe, spawnContender, type Contender, type ContenderKind } from "./contenders.ts";
 import { maxConcurrent, type HeldInterval } from "./hold-analysis.ts";
 

@@ -1,9 +1,9 @@
 // Lock and election contenders of three kinds as OS processes on one line protocol: zookeeper-ts
-// (test/support/lock-participant.ts), Curator (MutexParticipant.java: InterProcessMutex or
+// (test/support/processes/lock-participant.ts), Curator (MutexParticipant.java: InterProcessMutex or
 // LeaderSelector) and kazoo (kazoo_participant.py: Lock or Election). Clocks are mapped onto ours.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "../support/line-process.ts";
+import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "../support/processes/line-process.ts";
 import { JVM_FLAGS, compileJava, curatorClasspath } from "./java-participant.ts";
 
 export type ContenderKind = "ts" | "java" | "python";
@@ -11,7 +11,7 @@ const here = (f: string): string => fileURLToPath(new URL(f, (import.meta as { u
 const JAVA_SOURCE = here("./MutexParticipant.java");
 const PYTHON = here("./kazoo_participant.py");
 const KAZOO_RECIPES = here("./kazoo_recipes.py");
-const TS = here("../support/lock-participant.ts");
+const TS = here("../support/processes/lock-participant.ts");
 
 export interface ContenderSpec {
   kind: ContenderKind;

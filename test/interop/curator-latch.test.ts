@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import console from "node:console";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { compileParticipant, curatorLine, killAllParticipants, startParticipant, type JavaParticipant } from "./java-participant.ts";
-import { onSession, removeRoot, uniqueRoot } from "../integration/client-util.ts";
+import { onSession, removeRoot, uniqueRoot } from "../support/sessions.ts";
 
 const SESSION_MS = 6000;
 

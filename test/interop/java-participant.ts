@@ -1,13 +1,13 @@
 // Runs test/interop/LatchParticipant.java (Apache Curator LeaderLatch: 5.4.0, or 5.7.1 with ZK_CURATOR=5.7.1) as a
-// child process and exposes its stdout lines as an async event queue (see test/support/line-process.ts).
+// child process and exposes its stdout lines as an async event queue (see test/support/processes/line-process.ts).
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { LineProcess, type LineEvent } from "../support/line-process.ts";
-import { fetchLine } from "../support/zk-lines.ts";
+import { LineProcess, type LineEvent } from "../support/processes/line-process.ts";
+import { fetchLine } from "../support/servers/zk-lines.ts";
 
 const SOURCE = fileURLToPath(new URL("./LatchParticipant.java", (import.meta as { url: string }).url));
 const RECIPES_JAR = "/usr/share/java/curator-recipes.jar"; // its manifest brings framework, client, zookeeper

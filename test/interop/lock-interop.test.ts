@@ -4,11 +4,11 @@
 // through crashes. The long version on a 3-server ensemble is test/stress/recipes-torture.test.ts.
 import assert from "node:assert/strict";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { killAllContenders } from "./contenders.ts";
 import { runTorture } from "./lock-torture.ts";
 import { runElection } from "./election-stability.ts";
-import { onSession, removeRoot, uniqueRoot } from "../integration/client-util.ts";
+import { onSession, removeRoot, uniqueRoot } from "../support/sessions.ts";
 
 const SESSION_MS = 4000; // the shared server's minimum (tickTime 2000)
 // The server expires sessions in tickTime buckets: up to one tick past the timeout on the shared

@@ -2,8 +2,8 @@
 // on one monotonic clock, while holders are killed (-9), paused (SIGSTOP past their session) and the
 // server a holder is connected to is killed. The record says how many holds, overlaps, wakes per
 // release (zookeeper-ts waiters report theirs), failover times and whether tokens grew.
-import type { LineEvent } from "../support/line-process.ts";
-import type { ZkEnsemble } from "../support/zk-server.ts";
+import type { LineEvent } from "../support/processes/line-process.ts";
+import type { ZkEnsemble } from "../support/servers/zk-server.ts";
 import { hold, until } from "../support/wait.ts";
 import { within } from "../stress/helpers.ts";
 import { analyseHolds, type HeldInterval } from "./hold-analysis.ts";

@@ -7,11 +7,10 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Barrier, DoubleBarrier, SharedCount } from "../../src/recipes/index.ts";
 import { describe, it, beforeAll } from "../support/bdd.ts";
-import { LineProcess } from "../support/line-process.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
+import { LineProcess } from "../support/processes/line-process.ts";
+import { SharedSessions, removeRoot, uniqueRoot } from "../support/sessions.ts";
 import { until } from "../support/wait.ts";
 import { JVM_FLAGS, compileJava, curatorClasspath } from "./java-participant.ts";
-import { removeRoot, uniqueRoot } from "../integration/client-util.ts";
 
 const SOURCE = fileURLToPath(new URL("./CuratorRecipes.java", import.meta.url));
 const root = uniqueRoot("curator-recipes");

@@ -2,7 +2,7 @@
 // InterProcessReadWriteLock) and kazoo (Semaphore, WriteLock) processes on the same paths as zookeeper-ts ones (on
 // Node, Bun and Deno), on a server of this file's own (tickTime 500) so that it can be killed. In turn: a holder is
 // killed -9; a zookeeper-ts holder is SIGSTOPped past its session, then SIGCONTed (it must report its lease or lock
-// lost, not keep it); the link of a zookeeper-ts holder (through test/support/fault-proxy.ts) is cut (it reconnects
+// lost, not keep it); the link of a zookeeper-ts holder (through test/support/fakes/fault-proxy.ts) is cut (it reconnects
 // at once), then blackholed past its session; the server is killed -9 and restarted. Victims that cannot go on are
 // replaced. The verdict comes from each holder's own log (HOLD/FREE, see contenders.ts), re-checked against the
 // server: a sampler reads the lease or lock children all along, and the holds a log claims across a read are never
@@ -12,10 +12,10 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ErrorCode, ZooKeeper, isZooKeeperError } from "../../src/index.ts";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
 import { hold, until } from "../support/wait.ts";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
-import type { LineEvent, Runtime } from "../support/line-process.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
+import type { LineEvent, Runtime } from "../support/processes/line-process.ts";
 import { killAllContenders, spawnContender, type Contender, type ContenderKind } from "./contenders.ts";
 import { maxConcurrent, overlapping, type HeldInterval } from "./hold-analysis.ts";
 

@@ -10,10 +10,9 @@ import { ZooKeeper } from "../../src/index.ts";
 import { Barrier, DoubleBarrier, SetPartitioner, SharedCount } from "../../src/recipes/index.ts";
 import { kazooPartition } from "../../src/recipes/set-partitioner.ts";
 import { describe, it } from "../support/bdd.ts";
-import { LineProcess } from "../support/line-process.ts";
-import { SharedSessions } from "../support/shared-sessions.ts";
+import { LineProcess } from "../support/processes/line-process.ts";
+import { SharedSessions, removeRoot, uniqueRoot } from "../support/sessions.ts";
 import { until } from "../support/wait.ts";
-import { removeRoot, uniqueRoot } from "../integration/client-util.ts";
 import { kazooRecipe } from "./contenders.ts";
 
 const root = uniqueRoot("kazoo-recipes");

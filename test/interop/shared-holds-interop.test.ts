@@ -7,10 +7,10 @@
 import assert from "node:assert/strict";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { until } from "../support/wait.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { killAllContenders, spawnContender, type Contender, type ContenderKind } from "./contenders.ts";
 import { maxConcurrent, overlapping, type HeldInterval } from "./hold-analysis.ts";
-import { onSession, removeRoot, uniqueRoot } from "../integration/client-util.ts";
+import { onSession, removeRoot, uniqueRoot } from "../support/sessions.ts";
 
 const SESSION_MS = 4000;
 const HOLDS_EACH = 5; // every contender is served this many times before the run ends

@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as src from "../../src/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 
 type Copy = typeof src;
 // import.meta is cast because Deno type-checks against this repo's lib settings, which lack its url (see golden.ts).

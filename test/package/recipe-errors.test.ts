@@ -10,9 +10,9 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as src from "../../src/index.ts";
 import * as srcR from "../../src/recipes/index.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { until } from "../support/wait.ts";
-import { removeRoot } from "../integration/client-util.ts";
+import { removeRoot } from "../support/sessions.ts";
 
 type Copy = typeof src;
 type Recipes = typeof srcR;

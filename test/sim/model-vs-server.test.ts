@@ -3,12 +3,12 @@
 // zxids), so the comparison is like for like; every difference found is a model bug fixed in the model.
 import assert from "node:assert/strict";
 import { describe, it } from "../support/bdd.ts";
-import { sharedServer } from "../support/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { ZooKeeper } from "../../src/index.ts";
 import { scenario, type Connect } from "./scenario.ts";
 import { scenarioOps, scenarioSettings } from "./scenario-ops.ts";
 import { underSim } from "./harness.ts";
-import { onSession, removeRoot, ttlNodesOff, uniqueRoot } from "../integration/client-util.ts";
+import { onSession, removeRoot, ttlNodesOff, uniqueRoot } from "../support/sessions.ts";
 
 const scenarios: Array<[string, (connect: Connect, root: string) => Promise<string[]>, number]> = [
   ["ops, watches, ordering, multi, ephemerals", scenario, 30],

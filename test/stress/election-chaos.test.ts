@@ -5,7 +5,7 @@
 // another's leadership, a resumed leader steps down before acting, failover within 1 s (resign/close)
 // or the session timeout + 1 s (crashes), and each znode deletion wakes at most one participant.
 // CHAOS_CHANGES, CHAOS_SEED (replay), CHAOS_RUNTIMES=node,bun,deno override the defaults.
-import { chaosSuite } from "../support/chaos-suite.ts";
+import { chaosSuite } from "../support/chaos/chaos-suite.ts";
 
 chaosSuite({
   title: "leader election chaos (stress)",

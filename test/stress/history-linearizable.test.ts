@@ -4,10 +4,10 @@
 import console from "node:console";
 import { describe, it, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
-import { startEnsemble, type ZkEnsemble } from "../support/zk-server.ts";
-import { FAULTS, plantHoldViolations, plantMislabels, runHistory } from "../support/history-run.ts";
-import { checkLinearizable, registerModel } from "../support/linearizability.ts";
-import { uniqueRoot } from "../integration/client-util.ts";
+import { startEnsemble, type ZkEnsemble } from "../support/servers/zk-server.ts";
+import { FAULTS, plantHoldViolations, plantMislabels, runHistory } from "../support/chaos/history-run.ts";
+import { checkLinearizable, registerModel } from "../support/chaos/linearizability.ts";
+import { uniqueRoot } from "../support/sessions.ts";
 
 const PASSES = Number(process.env.HISTORY_PASSES ?? 4);
 

@@ -4,7 +4,7 @@
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { CreateMode, ErrorCode, Op, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
 import { capturingLogger, memory, settle, until } from "./helpers.ts";
 
 describe("heavy requests on one session", () => {

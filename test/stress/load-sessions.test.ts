@@ -3,7 +3,7 @@
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { EventType, ZooKeeper, type WatchedEvent } from "../../src/index.ts";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
 import { memory, until } from "./helpers.ts";
 
 const N = 500;

@@ -5,7 +5,7 @@ import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { AddWatchMode, EventType, Op, ZooKeeper, type WatchedEvent } from "../../src/index.ts";
 import { JuteReader, OpCode, readSetWatches, readSetWatches2 } from "../../src/protocol/index.ts";
-import { startStandalone, type ZkServer } from "../support/zk-server.ts";
+import { startStandalone, type ZkServer } from "../support/servers/zk-server.ts";
 import { startFrameTap, type FrameTap } from "./frame-tap.ts";
 import { memory, until } from "./helpers.ts";
 

@@ -14,8 +14,8 @@
 // prints its first connect.
 import assert from "node:assert/strict";
 import { describe, it } from "../support/bdd.ts";
-import { analyze } from "../support/chaos-report.ts";
-import type { Action, ChaosRecord, Member } from "../support/chaos-run.ts";
+import { analyze } from "../support/chaos/chaos-report.ts";
+import type { Action, ChaosRecord, Member } from "../support/chaos/chaos-run.ts";
 
 const ms = (n: number): bigint => BigInt(Math.round(n * 1e6));
 

@@ -5,8 +5,8 @@
 // overlap with its successor.
 import assert from "node:assert/strict";
 import { describe, it } from "../support/bdd.ts";
-import { timedEvents, type Member } from "../support/chaos-run.ts";
-import { intervalsOf } from "../support/chaos-history.ts";
+import { timedEvents, type Member } from "../support/chaos/chaos-run.ts";
+import { intervalsOf } from "../support/chaos/chaos-history.ts";
 
 const ms = (n: number): bigint => BigInt(Math.round(n * 1e6));
 

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { type DialOptions, ErrorCode, type LinkHandlers, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import { DialRequest, dialSocket } from "../../src/client/transport/transport.ts";
-import { ManualClock, settle } from "../support/fake-clock.ts";
-import { FakeZk, connectFake } from "../support/fake-zk.ts";
+import { ManualClock, settle } from "../support/fakes/fake-clock.ts";
+import { FakeZk, connectFake } from "../support/fakes/fake-zk.ts";
 
 /** Runs `body` with AbortController counting its constructions; gives the count. */
 async function countingControllers(body: () => Promise<void>): Promise<number> {

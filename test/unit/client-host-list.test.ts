@@ -5,8 +5,8 @@ import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ErrorCode, ZooKeeper, ZooKeeperError, type Link, type LinkHandlers, type SessionState, type SrvTarget, type Transport } from "../../src/index.ts";
 import { parseDnsSrv } from "../../src/protocol/connect-string.ts";
-import { ManualClock, settle } from "../support/fake-clock.ts";
-import { FakeZk } from "../support/fake-zk.ts";
+import { ManualClock, settle } from "../support/fakes/fake-clock.ts";
+import { FakeZk } from "../support/fakes/fake-zk.ts";
 
 /** One fake server per host name; a host's dials can be held at a gate; the test can drop the live link. */
 class Hosts implements Transport {

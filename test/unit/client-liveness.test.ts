@@ -6,8 +6,8 @@
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ErrorCode, ZooKeeper, ZooKeeperError, type LinkHandlers, type Transport } from "../../src/index.ts";
-import { ManualClock, settle } from "../support/fake-clock.ts";
-import { FakeZk, connectFake } from "../support/fake-zk.ts";
+import { ManualClock, settle } from "../support/fakes/fake-clock.ts";
+import { FakeZk, connectFake } from "../support/fakes/fake-zk.ts";
 
 describe("liveness: the lease from the acknowledged send", () => {
   it("uses the given transport and clock; zk.clock is that clock", async () => {

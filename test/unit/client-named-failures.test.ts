@@ -9,7 +9,7 @@ import { watchedEvent } from "../../src/client/events.ts";
 import { HostList } from "../../src/client/session/hosts.ts";
 import { credentialName, identitiesText } from "../../src/client/session/priming.ts";
 import { endedError } from "../../src/client/session/session-states.ts";
-import { ManualClock, settle } from "../support/fake-clock.ts";
+import { ManualClock, settle } from "../support/fakes/fake-clock.ts";
 
 /** Every dial fails at once with the error code given for its host (default ECONNREFUSED). */
 class Failing implements Transport {

@@ -4,8 +4,8 @@
 import { describe, it } from "../support/bdd.ts";
 import assert from "node:assert/strict";
 import { ZooKeeper } from "../../src/index.ts";
-import { ManualClock, settle } from "../support/fake-clock.ts";
-import { FakeZk, connectFake } from "../support/fake-zk.ts";
+import { ManualClock, settle } from "../support/fakes/fake-clock.ts";
+import { FakeZk, connectFake } from "../support/fakes/fake-zk.ts";
 
 describe("client timers on an injected clock", () => {
   it("pings once per interval while the server answers, and stays connected", async () => {

@@ -2,7 +2,7 @@
 import net from "node:net";
 import assert from "node:assert/strict";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
-import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
 import { hold, never, until } from "../support/wait.ts";
 
 // One end of a TCP connection, recording what it sees.

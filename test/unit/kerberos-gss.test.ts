@@ -32,7 +32,7 @@ import { type Keytab } from "../../src/kerberos/keytab.ts";
 import { parsePrincipal } from "../../src/kerberos/login.ts";
 import { decodeTicket } from "../../src/kerberos/messages.ts";
 import { KeyBlock, principalToString, type Principal } from "../../src/kerberos/types.ts";
-import { acceptSecContext, buildApRep, encodeEncTicketPart, encodeKrbError, encodeTicket } from "../support/kerberos-peer.ts";
+import { acceptSecContext, buildApRep, encodeEncTicketPart, encodeKrbError, encodeTicket } from "../support/secure/kerberos-peer.ts";
 
 const RUNS = Number(process.env.KERBEROS_FUZZ_RUNS ?? 3000);
 const REALM = "ZKTS.TEST";

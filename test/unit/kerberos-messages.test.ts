@@ -48,7 +48,7 @@ import {
   encodeKrbError,
   encodeMethodData,
   encodeTicket,
-} from "../support/kerberos-peer.ts";
+} from "../support/secure/kerberos-peer.ts";
 import { systemClock } from "../../src/client/clock.ts";
 import { decodeDer } from "../../src/kerberos/der.ts";
 

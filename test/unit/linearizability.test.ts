@@ -1,4 +1,4 @@
-// test/support/linearizability.ts: the history checker accepts linearizable histories (overlapping
+// test/support/chaos/linearizability.ts: the history checker accepts linearizable histories (overlapping
 // writes and reads, unknown outcomes that did or did not apply) and rejects the classic anomalies (a stale
 // read, a lost acknowledged write, a failed write that took effect); the lock check rejects two holders
 // at once and a fencing token going backwards. Properties: a history built from a sequential run with
@@ -14,7 +14,7 @@ import {
   type Outcome,
   type RegisterInput,
   type RegisterOutput,
-} from "../support/linearizability.ts";
+} from "../support/chaos/linearizability.ts";
 
 type Op = Operation<RegisterInput, RegisterOutput>;
 const model = registerModel();

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { Buffer } from "node:buffer";
 import { digestMd5, parseDigestChallenge, redactSaslText, SaslError, SaslErrorReason } from "../../src/client/sasl/index.ts";
 import type { DigestMd5Options, SaslMechanism } from "../../src/client/sasl/index.ts";
-import { probeSession, saslExchange, startSaslServer, type SaslServer } from "../support/secure-server.ts";
+import { probeSession, saslExchange, startSaslServer, type SaslServer } from "../support/secure/secure-server.ts";
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array | null): string => Buffer.from(b ?? new Uint8Array(0)).toString("latin1");
@@ -209,7 +209,7 @@ describe("DIGEST-MD5: secrets stay out of errors", () => {
 // --- Interop with the JDK's DIGEST-MD5 server, which is what ZooKeeper's server runs. ---
 
 // The cast: Deno type-checks with this repo's tsconfig libs, whose ImportMeta lacks `url`.
-const PROBE = fileURLToPath(new URL("../support/java/SaslServerProbe.java", (import.meta as { url?: string }).url));
+const PROBE = fileURLToPath(new URL("../support/secure/java/SaslServerProbe.java", (import.meta as { url?: string }).url));
 let probeClasses = "";
 const hex = (s: string): string => Buffer.from(s, "utf8").toString("hex");
 

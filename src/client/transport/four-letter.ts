@@ -5,7 +5,7 @@
 import type { HostPort } from "../../protocol/connect-string.ts";
 import { concatBytes } from "../../protocol/bytes.ts";
 import type { Clock } from "../clock.ts";
-import type { TlsSetting } from "../types.ts";
+import type { TlsSetting } from "./tls-options.ts";
 import { type DialDeadline, type Dialer, type Resolver, dialWithin } from "./transport.ts";
 
 export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd: string, timeoutMs = 2000, tls?: TlsSetting, resolver?: Resolver): Promise<string> {

@@ -5,7 +5,7 @@
 // with code ERR_TLS_FILE: not a certificate refusal (tls-errors.ts), so the session keeps trying at its
 // usual pace and the next attempt reads the file again. Messages name the file, never its content.
 import { readFile } from "node:fs/promises";
-import type { TlsOptions, TlsSetting } from "../types.ts";
+import type { TlsOptions, TlsSetting } from "./tls-options.ts";
 
 /** The code of an attempt's error when its TLS material could not be had (a file, or the `tls` function). */
 export const TLS_FILE = "ERR_TLS_FILE";

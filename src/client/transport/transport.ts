@@ -6,7 +6,7 @@ import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect, type ConnectionOptions } from "node:tls";
 import { type HostPort, hostText } from "../../protocol/connect-string.ts";
 import { systemClock } from "../clock.ts";
-import type { TlsOptions, TlsSetting } from "../types.ts";
+import type { TlsOptions, TlsSetting } from "./tls-options.ts";
 import { loadTls, tlsNeedsLoading } from "./tls-files.ts";
 
 /** A duplex byte stream to one server, as a Transport gives it. */
