@@ -7,9 +7,8 @@ import assert from "node:assert/strict";
 import console from "node:console";
 import { AddWatchMode, CreateMode, ErrorCode, Op, ReadOp, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import type { Watcher } from "../../src/index.ts";
-import { SharedSessions, fourLetterWordOff, recorder, uniqueRoot } from "../support/sessions.ts";
+import { SharedSessions, fourLetterWordOff, recorder, serverWatches, uniqueRoot } from "../support/sessions.ts";
 import { until } from "../support/wait.ts";
-import { fourLetterWord } from "../support/servers/zk-server.ts";
 import { itFrom, serverAtLeast, serverLine } from "../support/servers/zk-line.ts";
 
 const { line, version } = serverLine();
@@ -37,15 +36,6 @@ describe(`client on ZooKeeper ${version} (line ${line})`, () => {
     other = await sessions.client();
     await zk.create(root);
   });
-
-  /** The paths the server watches for `c`'s session, from `wchc`. */
-  async function serverWatches(c: ZooKeeper): Promise<string[]> {
-    const [host, port] = sessions.connectString.split(",")[0]!.split(":");
-    const text = await fourLetterWord(host!, Number(port), "wchc");
-    const id = `0x${c.sessionId.toString(16)}`;
-    const block = text.split(/\n(?=0x)/).find((b) => b.trim().split(/\s/)[0] === id);
-    return block ? block.split("\n").slice(1).map((l) => l.trim()).filter(Boolean) : [];
-  }
 
   it("serverFeatures names the server's generation and what it can take", async () => {
     const f = zk.serverFeatures;
@@ -118,21 +108,21 @@ describe(`client on ZooKeeper ${version} (line ${line})`, () => {
     const a: Watcher = () => {};
     const b: Watcher = () => {};
     await c.addWatch(p, AddWatchMode.PERSISTENT_RECURSIVE, a);
-    assert.deepEqual(await serverWatches(c), [p]);
+    assert.deepEqual(await serverWatches(sessions.connectString, c), [p]);
     await c.removeWatches(p, a, WatcherType.PersistentRecursive);
-    assert.deepEqual(await serverWatches(c), [], "recursive watch removed on the server");
+    assert.deepEqual(await serverWatches(sessions.connectString, c), [], "recursive watch removed on the server");
     await c.addWatch(p, AddWatchMode.PERSISTENT, b);
-    assert.deepEqual(await serverWatches(c), [p]);
+    assert.deepEqual(await serverWatches(sessions.connectString, c), [p]);
     await c.removeAllWatches(p, WatcherType.Any);
-    assert.deepEqual(await serverWatches(c), [], "persistent watch removed on the server");
+    assert.deepEqual(await serverWatches(sessions.connectString, c), [], "persistent watch removed on the server");
     const ac = new AbortController();
     const loop = (async () => {
       for await (const _ of c.watch(p, { recursive: true, signal: ac.signal }));
     })();
-    await until("the iterator's watch on the server", async () => (await serverWatches(c)).length === 1);
+    await until("the iterator's watch on the server", async () => (await serverWatches(sessions.connectString, c)).length === 1);
     ac.abort();
     await loop;
-    await until("no watch left after the iterator ends", async () => (await serverWatches(c)).length === 0);
+    await until("no watch left after the iterator ends", async () => (await serverWatches(sessions.connectString, c)).length === 0);
     console.log(`[lines] ZooKeeper ${version}: wchc after removing recursive, persistent and iterator watches: none left`);
   }, 60_000);
 

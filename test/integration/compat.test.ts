@@ -11,9 +11,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AddWatchMode, CreateMode, EventType, ReadOp, WatcherType, ZooKeeper, ZooKeeperError } from "../../src/index.ts";
 import type { WatchedEvent } from "../../src/index.ts";
-import { fourLetterWord, sharedServer } from "../support/servers/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 import { compareVersions, serverLine } from "../support/servers/zk-line.ts";
-import { fourLetterWordOff, onSession, removeRoot, ttlNodesOff, uniqueRoot } from "../support/sessions.ts";
+import { fourLetterWordOff, onSession, removeRoot, serverWatches, ttlNodesOff, uniqueRoot } from "../support/sessions.ts";
 import { until } from "../support/wait.ts";
 
 type Outcome = "supported" | "unsupported" | "removed" | "left on server" | "shadowed" | "delivered" | "zxid" | "-1";
@@ -51,16 +51,6 @@ function check(feature: string, outcome: Outcome, expected: Outcome, note?: stri
 }
 
 const supportedFrom = (min: string): Outcome => (from(min) ? "supported" : "unsupported");
-
-/** The server's watches of one session, from the 4lw `wchc` (session id -> paths). */
-async function serverWatches(zk: ZooKeeper): Promise<string[]> {
-  const [host, port] = (await sharedServer()).connectString.split(",")[0].split(":");
-  const text = await fourLetterWord(host, Number(port), "wchc");
-  const id = `0x${zk.sessionId.toString(16)}`;
-  const blocks = text.split(/\n(?=0x)/);
-  const mine = blocks.find((b) => b.startsWith(id + "\n") || b.startsWith(id + "\r"));
-  return mine ? mine.split("\n").slice(1).map((l) => l.trim()).filter(Boolean) : [];
-}
 
 describe(`compatibility probes on ZooKeeper ${version} (line ${line})`, () => {
   beforeAll(async () => onSession((await sharedServer()).connectString, (zk) => zk.create(fileRoot)));
@@ -117,9 +107,9 @@ describe(`compatibility probes on ZooKeeper ${version} (line ${line})`, () => {
       if (off !== null) return void console.log(`[compat] ${name}: skipped: ${off}`);
       const o = await probe(async (zk, root) => {
         await zk.addWatch(root, mode, () => {});
-        assert.ok((await serverWatches(zk)).includes(root), "wchc lists the watch just added");
+        assert.ok((await serverWatches((await sharedServer()).connectString, zk)).includes(root), "wchc lists the watch just added");
         await zk.removeAllWatches(root, type);
-        return (await serverWatches(zk)).includes(root) ? "left on server" : "removed";
+        return (await serverWatches((await sharedServer()).connectString, zk)).includes(root) ? "left on server" : "removed";
       });
       check(name, o, from("3.6") ? "removed" : "unsupported");
     }, T);
@@ -131,7 +121,7 @@ describe(`compatibility probes on ZooKeeper ${version} (line ${line})`, () => {
     const o = await probe(async (zk, root) => {
       await zk.getData(root, () => {});
       await zk.removeAllWatches(root, WatcherType.Data);
-      return (await serverWatches(zk)).includes(root) ? "left on server" : "removed";
+      return (await serverWatches((await sharedServer()).connectString, zk)).includes(root) ? "left on server" : "removed";
     });
     check("removeWatches data (type 2)", o, from("3.5") ? "removed" : "unsupported");
   }, T);

@@ -9,9 +9,9 @@ import { randomUUID } from "node:crypto";
 import type { ZooKeeper } from "../../src/index.ts";
 import { GroupMember, LeaderElection, Lock, type Member } from "../../src/recipes/index.ts";
 import { countWatchers, parseWchp } from "../../bench/big/stats.ts";
-import { SharedSessions, fourLetterWordOff, removeRoot } from "../support/sessions.ts";
+import { SharedSessions, fourLetterWordAt, fourLetterWordOff, removeRoot } from "../support/sessions.ts";
 import { never, nextEvent, until } from "../support/wait.ts";
-import { fourLetterWord, sharedServer } from "../support/servers/zk-server.ts";
+import { sharedServer } from "../support/servers/zk-server.ts";
 
 const N = 200;
 const root = `/t-recipes-big-${randomUUID().slice(0, 8)}`;
@@ -31,8 +31,7 @@ async function wchpOff(what: string): Promise<boolean> {
 }
 
 async function wchp(): Promise<string> {
-  const [host, port] = (await sharedServer()).connectString.split(",")[0].split(":");
-  return fourLetterWord(host, Number(port), "wchp", 30_000);
+  return fourLetterWordAt((await sharedServer()).connectString, "wchp", 30_000);
 }
 
 /** Watching sessions per candidate znode under `path`, and the count on the first (the leader's or holder's). */

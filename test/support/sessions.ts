@@ -114,9 +114,22 @@ export async function onSession<T>(connectString: string, fn: (zk: ZooKeeper) =>
  * every word. A file skips its cases that read the word then, saying so.
  */
 export async function fourLetterWordOff(connectString: string, word: string): Promise<string | null> {
-  const [host, port] = connectString.split(",")[0]!.replace(/\/.*$/, "").split(":");
-  const text = await fourLetterWord(host!, Number(port), word);
+  const text = await fourLetterWordAt(connectString, word);
   return /not in the whitelist|not executed/.test(text) ? `${text.trim()} (4lw.commands.whitelist)` : null;
+}
+
+/** A four-letter word's answer from the first server of `connectString` (its chroot ignored). */
+export function fourLetterWordAt(connectString: string, word: string, timeoutMs?: number): Promise<string> {
+  const [host, port] = connectString.split(",")[0]!.replace(/\/.*$/, "").split(":");
+  return fourLetterWord(host!, Number(port), word, timeoutMs);
+}
+
+/** The paths the first server of `connectString` watches for `zk`'s session, from `wchc`. */
+export async function serverWatches(connectString: string, zk: ZooKeeper): Promise<string[]> {
+  const text = await fourLetterWordAt(connectString, "wchc");
+  const id = `0x${zk.sessionId.toString(16)}`;
+  const block = text.split(/\n(?=0x)/).find((b) => b.trim().split(/\s/)[0] === id);
+  return block ? block.split("\n").slice(1).map((l) => l.trim()).filter(Boolean) : [];
 }
 
 /**
