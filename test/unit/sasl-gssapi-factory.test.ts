@@ -11,6 +11,7 @@ import { ErrorCode, ZooKeeperError } from "../../src/index.ts";
 import type { HostPort } from "../../src/protocol/connect-string.ts";
 import { systemClock, wallTime } from "../../src/client/clock.ts";
 import { SaslRefused, saslFactory, type SaslContext } from "../../src/client/sasl/exchange.ts";
+import { canonicalHost, systemResolver } from "../../src/client/sasl/gssapi.ts";
 import type { Dialer } from "../../src/client/transport/transport.ts";
 import { KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
 import type { KerberosResolver, SaslGssapiOptions, SaslOptions } from "../../src/client/types.ts";
@@ -100,6 +101,54 @@ describe("saslFactory: GSSAPI", () => {
     assert.equal(await tried({ serverPrincipal: "zk/_HOST", serverRealm: "THIRD.TEST" }, "zk1.example.test"), "zk/zk1-real.example.test@THIRD.TEST");
     assert.equal(await tried({ serverPrincipal: "zk/fixed.example.test" }, "zk1.example.test"), "zk/fixed.example.test@EXAMPLE.TEST");
     assert.equal(await tried({ serviceHost: "pinned.example.test", serviceName: "zoo" }, "zk1.example.test"), "zoo/pinned.example.test@EXAMPLE.TEST");
+  });
+
+  it("one name, several addresses: each attempt's principal is the name of the address that attempt dials", async () => {
+    // zk.example.test has two A records whose PTRs name two servers, each with its own principal (as an estate's
+    // round-robin name does); 10.0.0.13's PTR fails: that attempt falls back to the name as written.
+    const forward: Record<string, string[]> = {
+      "zk.example.test": ["10.0.0.11", "10.0.0.12"], "zk1.example.test": ["10.0.0.11"], "zk2.example.test": ["10.0.0.12"], "flaky.example.test": ["10.0.0.11", "10.0.0.13"],
+    };
+    const back: Record<string, string> = { "10.0.0.11": "zk1.example.test.", "10.0.0.12": "ZK2.example.test" };
+    const resolver = systemResolver({
+      lookup: async (h) => forward[h.toLowerCase()] ?? Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${h}`), { code: "ENOTFOUND" })),
+      reverse: async (a) => back[a] ?? Promise.reject(Object.assign(new Error(`getnameinfo ENOTFOUND ${a}`), { code: "ENOTFOUND" })),
+    });
+    /** Attempts until each address has been picked (at random, as the Java client's StaticHostProvider): address -> principal host. */
+    const attempts = async (host: string, expected: number, addresses?: (h: string) => Promise<string[]>): Promise<Map<string, Set<string>>> => {
+      const seen = new Map<string, Set<string>>();
+      for (let i = 0; i < 200 && seen.size < expected; i++) {
+        const found = await canonicalHost({ host, port: 2181 }, resolver, undefined, addresses);
+        assert.ok(found.address !== undefined, `an address is pinned for ${host}`);
+        seen.set(found.address, (seen.get(found.address) ?? new Set()).add(found.name.toLowerCase()));
+      }
+      return seen;
+    };
+    const pairs = (m: Map<string, Set<string>>): Record<string, string[]> => Object.fromEntries([...m].sort().map(([a, n]) => [a, [...n]]));
+    assert.deepEqual(pairs(await attempts("zk.example.test", 2)), { "10.0.0.11": ["zk1.example.test"], "10.0.0.12": ["zk2.example.test"] });
+    // A failing reverse lookup: the host as written, as before; the attempt still dials the address it picked.
+    assert.deepEqual(pairs(await attempts("flaky.example.test", 2)), { "10.0.0.11": ["zk1.example.test"], "10.0.0.13": ["flaky.example.test"] });
+    // With ConnectOptions.resolver the addresses are its own (the dial's); the PTR names are still checked forward.
+    assert.deepEqual(pairs(await attempts("anything.example.test", 2, async () => ["10.0.0.12", "10.0.0.11"])), { "10.0.0.11": ["zk1.example.test"], "10.0.0.12": ["zk2.example.test"] });
+    // Nothing pinned where the principal does not come from an address: an IP address (dialed as it is), a name that does not resolve.
+    assert.deepEqual(await canonicalHost({ host: "10.0.0.12", port: 2181 }, resolver), { name: "ZK2.example.test" });
+    assert.deepEqual(await canonicalHost({ host: "nowhere.example.test", port: 2181 }, resolver), { name: "nowhere.example.test" });
+    assert.deepEqual(await canonicalHost({ host: "zk.example.test", port: 2181 }, resolver, undefined, async () => []), { name: "zk.example.test" });
+
+    // Through the factory (one login for every attempt): the ticket asked for follows the attempt's address, with
+    // sasl.resolver's lookup, and with ConnectOptions.resolver (the session's) when there is one.
+    const principals = async (c: SaslContext): Promise<string[]> => {
+      const make = saslFactory({ mechanism: "GSSAPI", keytab, krb5Config: conf, resolver: { lookup: resolver.lookup, reverse: resolver.reverse } }, c);
+      const seen = new Set<string>();
+      for (let i = 0; i < 200 && seen.size < 2; i++) {
+        const e = await Promise.resolve().then(() => make({ host: "zk.example.test", port: 2181 })).then(() => null, (err: unknown) => err);
+        seen.add(/for (\S+) failed/.exec((e as Error).message)?.[1] ?? String(e));
+      }
+      return [...seen].sort();
+    };
+    const both = ["zookeeper/zk1.example.test@EXAMPLE.TEST", "zookeeper/zk2.example.test@EXAMPLE.TEST"];
+    assert.deepEqual(await principals(ctx), both);
+    assert.deepEqual(await principals({ ...ctx, resolver: async () => ["10.0.0.11", "10.0.0.12"] }), both);
   });
 
   it("wallTime: whole ms since the epoch that move with the clock", () => {

@@ -9,7 +9,7 @@ import { KerberosError, KerberosErrorReason } from "../../kerberos/errors.ts";
 import type { KerberosCredential } from "../../kerberos/kdc.ts";
 import type { KerberosLogin } from "../../kerberos/login.ts";
 import { principalToString } from "../../kerberos/types.ts";
-import type { Dialer } from "../transport/transport.ts";
+import type { Dialer, Resolver } from "../transport/transport.ts";
 import type { ConnectOptions, Logger, SaslGssapiOptions } from "../types.ts";
 
 /** A SASL client mechanism: tokens in, tokens out. */
@@ -17,6 +17,12 @@ export interface SaslClient {
   initial(): Uint8Array;
   step(challenge: Uint8Array): Uint8Array | null;
   readonly complete: boolean;
+  /**
+   * The address the connection must dial (GSSAPI with canonicalization: the address of the connect-string name
+   * that the server's principal was named from, so the server reached is the one the ticket is for). Absent: the
+   * dial resolves the host as usual.
+   */
+  readonly address?: string;
 }
 
 export class SaslRefused extends Error {
@@ -66,6 +72,8 @@ export interface SaslContext {
   connectTimeout: number;
   /** The session's logger (GSSAPI: each renewal of a ccache's TGT, on debug). */
   logger?: Logger;
+  /** ConnectOptions.resolver: GSSAPI takes a name's addresses from it (else from sasl.resolver's lookup). */
+  resolver?: Resolver;
 }
 
 /**
@@ -128,7 +136,8 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
       const resolver = krb.systemResolver(o.resolver ?? {});
       login ??= krb.sessionLogin({ ...options, keepRenewed: true, onRenew }, { now, dial: ctx.dialer, clock: ctx.clock, timeoutMs }, resolver);
       if (closed) login.close();
-      const server = await krb.serverPrincipalFor({ ...o, serviceName }, login, host, resolver, { clock: ctx.clock, ms: timeoutMs });
+      // The principal of the server at the address this attempt dials (a name's addresses: ConnectOptions.resolver's, else sasl.resolver's).
+      const { server, address } = await krb.serverPrincipalFor({ ...o, serviceName }, login, host, resolver, { clock: ctx.clock, ms: timeoutMs }, ctx.resolver);
       service = principalToString(server);
       const l = login;
       // A stepped wall clock costs one retry: the second request reads the time afresh.
@@ -137,7 +146,7 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
         if (e instanceof KerberosError && e.reason === KerberosErrorReason.ClockSkew) return l.ticketFor(server, undefined, referral);
         throw e;
       });
-      return krb.gssapiMechanism({ credential, now });
+      return krb.gssapiMechanism({ credential, now, address });
     } catch (e) {
       const who = login ? principalToString(login.principal) : (o.principal ?? (o.keytab !== undefined ? "the keytab's principal" : "the ccache's principal"));
       const message = `Kerberos login of ${who} for ${service} failed: ${(e as Error).message}`;
