@@ -114,7 +114,8 @@ export interface SaslGssapiOptions {
   /**
    * Canonicalize the host of the server being connected as the Java client does (its
    * zookeeper.sasl.client.canonicalize.hostname, default true): resolve the connect-string host to its addresses,
-   * pick one for the attempt (at random, as the Java client; the attempt dials it), that address back to a name
+   * pick one for the attempt (at random as the Java client, none twice before each has had its turn; the attempt
+   * dials it), that address back to a name
    * (getnameinfo), and use that name when it resolves to the same address; else the host as written. So a name with
    * several addresses logs in to each server under that server's own principal. So "127.0.0.1:2181" asks for zookeeper/localhost where /etc/hosts says so. False, as with Java: a
    * name as written, except a short name whose canonical name only lengthens it ("zk" -> "zk.example.com"); an IP

@@ -8,6 +8,7 @@ import { digestMd5 } from "./index.ts";
 import { KerberosError, KerberosErrorReason } from "../../kerberos/errors.ts";
 import type { KerberosCredential } from "../../kerberos/kdc.ts";
 import type { KerberosLogin } from "../../kerberos/login.ts";
+import type { AddressPick } from "./gssapi.ts";
 import { principalToString } from "../../kerberos/types.ts";
 import type { Dialer, Resolver } from "../transport/transport.ts";
 import type { ConnectOptions, Logger, SaslGssapiOptions } from "../types.ts";
@@ -121,6 +122,7 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
   const timeoutMs = Math.max(250, Math.min(3000, Math.floor(ctx.connectTimeout / 4)));
   let login: KerberosLogin | undefined;
   let closed = false;
+  let pick: AddressPick | undefined; // a name's addresses dialed in turn, across this client's attempts
   const iso = (ms: number): string => new Date(ms).toISOString();
   // A ccache's renewable TGT is kept renewed between reconnects (in memory; the file is not written).
   const onRenew = (before: KerberosCredential, after: KerberosCredential): void =>
@@ -137,7 +139,9 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
       login ??= krb.sessionLogin({ ...options, keepRenewed: true, onRenew }, { now, dial: ctx.dialer, clock: ctx.clock, timeoutMs }, resolver);
       if (closed) login.close();
       // The principal of the server at the address this attempt dials (a name's addresses: ConnectOptions.resolver's, else sasl.resolver's).
-      const { server, address } = await krb.serverPrincipalFor({ ...o, serviceName }, login, host, resolver, { clock: ctx.clock, ms: timeoutMs }, ctx.resolver);
+      pick ??= krb.addressTurns();
+      const via = { pick, ...(ctx.resolver === undefined ? {} : { lookup: ctx.resolver }) };
+      const { server, address } = await krb.serverPrincipalFor({ ...o, serviceName }, login, host, resolver, { clock: ctx.clock, ms: timeoutMs }, via);
       service = principalToString(server);
       const l = login;
       // A stepped wall clock costs one retry: the second request reads the time afresh.

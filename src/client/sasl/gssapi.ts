@@ -22,7 +22,7 @@ import { NameType, principalToString, type Principal } from "../../kerberos/type
 import type { KerberosResolver, SrvRecord } from "../types.ts";
 import { SaslError, SaslErrorReason } from "./errors.ts";
 import type { SaslMechanism } from "./mechanism.ts";
-import { isIpAddress, resolveHost } from "../transport/transport.ts";
+import { isIpAddress } from "../transport/transport.ts";
 import { openDatagram } from "../transport/udp.ts";
 
 const MECH = "GSSAPI";
@@ -69,17 +69,50 @@ export interface CanonicalHost {
 /** Resolves a connect-string host name to its addresses (ConnectOptions.resolver, else KerberosResolver.lookup). */
 export type AddressLookup = (host: string) => Promise<readonly string[]>;
 
+/** Which of a name's addresses (at least one) an attempt dials. */
+export type AddressPick = (host: string, addresses: readonly string[]) => string;
+
+/** Where an attempt's address comes from. */
+export interface AttemptAddresses {
+  /** A name's addresses (default: the resolver's lookup). */
+  readonly lookup?: AddressLookup;
+  /** Which one the attempt dials (default: one at random). */
+  readonly pick?: AddressPick;
+}
+
+/**
+ * Picks one of a name's addresses at random, as the Java client's host provider does at each attempt, but not one
+ * already dialed until every address of the name has had its turn (per name): with one of two servers down (or a
+ * family a server does not listen on), the next attempt goes to the other.
+ */
+export function addressTurns(random: () => number = Math.random): AddressPick {
+  const dialed = new Map<string, Set<string>>();
+  return (host, addresses) => {
+    let seen = dialed.get(host);
+    if (seen === undefined) dialed.set(host, (seen = new Set()));
+    for (const a of seen) if (!addresses.includes(a)) seen.delete(a); // the name moved: only its current addresses count
+    let left = addresses.filter((a) => !seen.has(a));
+    if (left.length === 0) {
+      seen.clear();
+      left = [...addresses];
+    }
+    const address = left[Math.floor(random() * left.length)]!;
+    seen.add(address);
+    return address;
+  };
+}
+
 /**
  * The connect-string host canonicalized as the Java client does (SaslServerPrincipal with
  * zookeeper.sasl.client.canonicalize.hostname, from the address StaticHostProvider picked for the attempt): a
- * name's addresses (`addresses`, default `resolver.lookup`), one of them at random (the one the attempt dials), that
- * address's name, if that name resolves back to the address (as Java's getCanonicalHostName checks); else the host
+ * name's addresses (`via.lookup`, default `resolver.lookup`), one of them (`via.pick`, default at random: the one the
+ * attempt dials), that address's name, if that name resolves back to the address (as Java's getCanonicalHostName checks); else the host
  * as written. Never throws; with `limit`, a resolver that has not answered within `limit.ms` gives the host as written too.
  */
 export function canonicalHost(
-  target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number }, addresses: AddressLookup = resolver.lookup,
+  target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number }, via: AttemptAddresses = {},
 ): Promise<CanonicalHost> {
-  const work = resolveCanonical(target, resolver, addresses);
+  const work = resolveCanonical(target, resolver, via);
   if (limit === undefined) return work;
   return new Promise((resolve) => {
     const timer = limit.clock.setTimeout(() => resolve({ name: target.host }), limit.ms);
@@ -90,13 +123,19 @@ export function canonicalHost(
   });
 }
 
-async function resolveCanonical(target: HostPort, resolver: Required<KerberosResolver>, addresses: AddressLookup): Promise<CanonicalHost> {
+async function resolveCanonical(target: HostPort, resolver: Required<KerberosResolver>, via: AttemptAddresses): Promise<CanonicalHost> {
   const host = target.host;
-  let address: string;
-  try {
-    address = isIpAddress(host) ? host : (await resolveHost(async (h) => [...(await addresses(h))], target)).host;
-  } catch {
-    return { name: host };
+  let address = host;
+  if (!isIpAddress(host)) {
+    let found: unknown;
+    try {
+      found = await (via.lookup ?? resolver.lookup)(host);
+    } catch {
+      return { name: host };
+    }
+    const usable = Array.isArray(found) ? found.filter((a): a is string => typeof a === "string" && a !== "") : [];
+    if (usable.length === 0) return { name: host };
+    address = (via.pick ?? ((_, all) => all[Math.floor(Math.random() * all.length)]!))(host, usable);
   }
   const pinned = address === host ? {} : { address };
   try {
@@ -144,17 +183,18 @@ export type ServerPrincipal = Principal & { readonly referral: boolean };
  * the host is `serviceHost`, else the target's host canonicalized (unless turned off), in lower case; the realm
  * the principal's own, else `serverRealm`, else [domain_realm]'s for the host, else the client's (then `referral`:
  * the client's KDC is asked with the canonicalize option and may refer the request to the service's realm).
- * `address`: the address of the target's name the principal was named from, which the attempt must dial (canonicalization on).
+ * `address`: the address of the target's name the principal was named from, which the attempt must dial (canonicalization
+ * on); `via`: where that address comes from.
  */
 export async function serverPrincipalFor(
   o: ServerPrincipalOptions, login: KerberosLogin, target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number },
-  addresses?: AddressLookup,
+  via?: AttemptAddresses,
 ): Promise<{ server: ServerPrincipal; address?: string }> {
   const full = o.serverPrincipal;
   const needHost = full === undefined || full.includes("_HOST");
   let found: CanonicalHost = { name: o.serviceHost ?? target.host };
   if (o.serviceHost === undefined && needHost) {
-    found = o.canonicalizeHostname !== false ? await canonicalHost(target, resolver, limit, addresses) : { name: await expandedHost(target, resolver, limit) };
+    found = o.canonicalizeHostname !== false ? await canonicalHost(target, resolver, limit, via) : { name: await expandedHost(target, resolver, limit) };
   }
   const host = found.name.toLowerCase();
   const pinned = found.address === undefined ? {} : { address: found.address };

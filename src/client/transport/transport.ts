@@ -269,11 +269,8 @@ export function dialWithin(
 const notFound = (message: string, cause?: unknown): Error =>
   Object.assign(new Error(message, cause === undefined ? undefined : { cause }), { code: "ENOTFOUND" });
 
-/**
- * One of the addresses `resolver` gives for `target`'s name (at random, as the Java client's StaticHostProvider);
- * rejects with code ENOTFOUND when the name does not resolve.
- */
-export async function resolveHost(resolver: Resolver, target: HostPort): Promise<HostPort> {
+/** One of the addresses `resolver` gives for `target`'s name (at random, as the Java client's StaticHostProvider). */
+async function resolveHost(resolver: Resolver, target: HostPort): Promise<HostPort> {
   let addresses: unknown;
   try {
     addresses = await resolver(target.host);
