@@ -105,9 +105,10 @@ export function addressTurns(random: () => number = Math.random): AddressPick {
 /**
  * The connect-string host canonicalized as the Java client does (SaslServerPrincipal with
  * zookeeper.sasl.client.canonicalize.hostname, from the address StaticHostProvider picked for the attempt): a
- * name's addresses (`via.lookup`, default `resolver.lookup`), one of them (`via.pick`, default at random: the one the
- * attempt dials), that address's name, if that name resolves back to the address (as Java's getCanonicalHostName checks); else the host
- * as written. Never throws; with `limit`, a resolver that has not answered within `limit.ms` gives the host as written too.
+ * name's addresses (`via.lookup`, default `resolver.lookup`), one of them (`via.pick`, default at random: the one
+ * the attempt dials), that address's name, if that name resolves back to the address (as Java's
+ * getCanonicalHostName checks); else the host as written. Never throws; with `limit`, a resolver that has not
+ * answered within `limit.ms` gives the host as written too (and no address).
  */
 export function canonicalHost(
   target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number }, via: AttemptAddresses = {},
