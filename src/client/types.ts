@@ -114,9 +114,11 @@ export interface SaslGssapiOptions {
   serviceHost?: string;
   /**
    * Canonicalize the host of the server being connected as the Java client does (its
-   * zookeeper.sasl.client.canonicalize.hostname, default true): resolve the connect-string host to an address,
-   * that address back to a name (getnameinfo), and use that name when it resolves to the same address; else the
-   * host as written. So "127.0.0.1:2181" asks for zookeeper/localhost where /etc/hosts says so. False, as with Java: a
+   * zookeeper.sasl.client.canonicalize.hostname, default true): resolve the connect-string host to its addresses,
+   * pick one for the attempt (at random as the Java client, none twice before each has had its turn; the attempt
+   * dials it), that address back to a name
+   * (getnameinfo), and use that name when it resolves to the same address; else the host as written. So a name with
+   * several addresses logs in to each server under that server's own principal. So "127.0.0.1:2181" asks for zookeeper/localhost where /etc/hosts says so. False, as with Java: a
    * name as written, except a short name whose canonical name only lengthens it ("zk" -> "zk.example.com"); an IP
    * address still by its reverse name (Java's getHostName()); `serviceHost` or `serverPrincipal` fix the name.
    */
@@ -208,6 +210,7 @@ export interface ConnectOptions {
    * dials one of the addresses (at random, as the Java client), keeping the name for TLS (SNI and the certificate
    * check) and messages; a name that does not resolve (it rejects, or gives no address) fails that attempt with
    * code ENOTFOUND and the client moves on to the next host without the usual pause. IP addresses are not resolved.
+   * With SASL GSSAPI (canonicalization on) the address picked also names the server's principal (docs/kerberos.md).
    */
   resolver?: (host: string) => Promise<string[]>;
   /**

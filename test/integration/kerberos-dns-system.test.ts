@@ -6,7 +6,10 @@
 // alias, by its address (PTR) or by a short name (the search domain). On each setup the Java client
 // (3.8.0, test/support/secure/java/KerberosClient.java) runs in the same kind of namespace with the same krb5.conf,
 // and zookeeper-ts must log in wherever Java does; MIT's kinit and kvno are the reference for the KDC
-// discovery and the CNAME. The test file runs under Node; our client runs in the namespace under Node, Bun and
+// discovery and the CNAME. A round-robin name, multi.zk.test, has A records for 127.0.0.4 and 127.0.0.5, whose
+// PTRs name two more Kerberized servers, zookeeper/zka.zk.test and zookeeper/zkb.zk.test (each address a TCP
+// proxy, test/support/fakes/fault-proxy.ts, to its own server): with one of them refusing, both clients must log in
+// to the other, each attempt asking for the principal of the address it dials. The test file runs under Node; our client runs in the namespace under Node, Bun and
 // Deno (each runtime's own resolver and sockets), beside the one Java run.
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
@@ -16,6 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it, beforeAll, afterAll } from "../support/bdd.ts";
 import { DnsServer, dnsProblem, type WrapOptions } from "../support/servers/dns-server.ts";
+import { startFaultProxy, type FaultProxy } from "../support/fakes/fault-proxy.ts";
 import { describeWithKdc, startKdc, type TestKdc } from "../support/secure/kdc.ts";
 import { LineProcess, REPO_DIR, runtimeCommand, type Runtime } from "../support/processes/line-process.ts";
 import { startKerberosServer, type KerberosServer } from "../support/secure/secure-server.ts";
@@ -24,6 +28,7 @@ import { localInstall } from "../support/servers/zk-install.ts";
 const problem = dnsProblem();
 const SOURCE = fileURLToPath(new URL("../support/secure/java/KerberosClient.java", import.meta.url));
 const ZK_ADDRESS = "127.0.0.3"; // zk.zk.test (A and PTR); the server listens on every address
+const MULTI = { "127.0.0.4": "zka.zk.test", "127.0.0.5": "zkb.zk.test" } as const; // multi.zk.test's addresses and their PTRs
 const NAMESPACE: WrapOptions = { search: "zk.test", hosts: `127.0.0.1 localhost ${hostname()}\n::1 localhost\n` };
 
 /** One setup: the connect string's host, canonicalization on or off, and what both clients must do. */
@@ -64,6 +69,7 @@ if (problem !== null) {
   describeWithKdc("Kerberos with the system resolver against a real DNS server (dnsmasq)", "kerberos-dns-system", () => {
     let kdc: TestKdc;
     let srv: KerberosServer;
+    const multi: { address: keyof typeof MULTI; srv: KerberosServer; proxy: FaultProxy }[] = [];
     let dnsd: DnsServer;
     let krb5Conf: string; // the realm lists no kdc: DNS SRV only
     let keytab: string;
@@ -81,10 +87,17 @@ if (problem !== null) {
       keytab = kdc.ktadd(alice, "alice.keytab");
       krb5Conf = kdc.writeKrb5Conf("dns-krb5.conf", { dns_lookup_kdc: "true" }, []);
       srv = await startKerberosServer({ kdc, serviceHost: "zk.zk.test", config: { clientPortAddress: "0.0.0.0" } });
+      // multi.zk.test: one port on two addresses, each a proxy to its own server (principal: its address's PTR name).
+      for (const [address, name] of Object.entries(MULTI) as [keyof typeof MULTI, string][]) {
+        const s = await startKerberosServer({ kdc, serviceHost: name });
+        const proxy = await startFaultProxy("127.0.0.1", s.server.clientPort, { listenHost: address, port: multi[0]?.proxy.port ?? 0 });
+        multi.push({ address, srv: s, proxy });
+      }
       dnsd = new DnsServer();
       await dnsd.serve({
         srv: { [`_kerberos._udp.${kdc.realm}`]: [{ target: "kdc.zk.test", port: kdc.udpPort }], [`_kerberos._tcp.${kdc.realm}`]: [{ target: "kdc.zk.test", port: kdc.port }] },
-        a: { "zk.zk.test": ZK_ADDRESS, "kdc.zk.test": "127.0.0.1" },
+        a: { "zk.zk.test": ZK_ADDRESS, "kdc.zk.test": "127.0.0.1", ...Object.fromEntries(Object.entries(MULTI).map(([address, name]) => [name, address])) },
+        aka: Object.fromEntries(Object.values(MULTI).map((name) => [name, ["multi.zk.test"]])),
         cname: { "alias.zk.test": "zk.zk.test" },
       });
     }, 120_000);
@@ -92,6 +105,10 @@ if (problem !== null) {
     afterAll(async () => {
       if (results.length > 0) console.log(`Kerberos through dnsmasq (setup -> Java 3.8.0 | zookeeper-ts):\n  ${results.join("\n  ")}`);
       await dnsd?.close();
+      for (const m of multi) {
+        await m.proxy.close();
+        await m.srv.close();
+      }
       await srv?.close();
       await kdc?.destroy();
     }, 60_000);
@@ -111,13 +128,21 @@ if (problem !== null) {
 
     /** zookeeper-ts in the namespace (test/support/processes/dns-client.ts), as alice with her keytab: "ok" (whoAmI sasl:alice) or its ERROR line. */
     async function oursLogin(connect: string, canonicalize: boolean, runtime: Runtime): Promise<string> {
+      return (await oursSession(connect, canonicalize, runtime)).who;
+    }
+
+    /** oursLogin's, and the address:port the session went to (its first UP line). */
+    async function oursSession(connect: string, canonicalize: boolean, runtime: Runtime): Promise<{ who: string; remote?: string }> {
       const sasl = { mechanism: "GSSAPI", principal: alice, keytab, krb5Config: krb5Conf, canonicalizeHostname: canonicalize };
       const [rt, rtArgs] = runtimeCommand(runtime, `${REPO_DIR}test/support/processes/dns-client.ts`);
       const [cmd, args] = dnsd.wrap(rt, [...rtArgs, connect, "", JSON.stringify(sasl)], NAMESPACE);
       const client = new LineProcess("kerberos-dns-client", spawn(cmd, args, { cwd: REPO_DIR, stdio: ["pipe", "pipe", "pipe"] }));
       try {
-        const first = await client.waitFor((l) => l.kind === "WHO" || l.kind === "ERROR", 40_000);
-        return first.kind === "WHO" ? (first.args[0] === `sasl:${alice}` ? "ok" : first.line) : first.line;
+        const up = await client.waitFor((l) => l.kind === "UP" || l.kind === "ERROR", 40_000);
+        if (up.kind === "ERROR") return { who: up.line };
+        const first = await client.waitFor((l) => l.kind === "WHO" || l.kind === "ERROR", 20_000);
+        const who = first.kind === "WHO" ? (first.args[0] === `sasl:${alice}` ? "ok" : first.line) : first.line;
+        return { who, remote: up.args[1] };
       } finally {
         await client.close();
       }
@@ -152,6 +177,28 @@ if (problem !== null) {
         if (s.expect === "ok") assert.equal(javaResult, "ok", `Java: ${javaResult}`);
         else assert.equal(javaResult, "AUTHFAILED", `Java: ${javaResult}`);
       }, 120_000);
+    }
+
+    // A round-robin name (as estates name an ensemble): each attempt picks one address (at random, as the Java
+    // client's StaticHostProvider does; Java may pick the refusing one several times over) and asks for the principal
+    // of that address's PTR name. With one server refusing
+    // (its proxy accepts and closes), a client logs in to the other only if that attempt's principal is the other's.
+    for (const serving of Object.keys(MULTI) as (keyof typeof MULTI)[]) {
+      it(`multi.zk.test (A 127.0.0.4 -> zka, 127.0.0.5 -> zkb), only ${serving} (${MULTI[serving]}) serving: Java and zookeeper-ts log in there`, async () => {
+        for (const m of multi) m.proxy.refuse(m.address !== serving);
+        const port = multi[0]!.proxy.port;
+        const connect = `multi.zk.test:${port}`;
+        const javaResult = await javaLogin(connect, true);
+        // Ours picks at random but not the same address twice before each has had its turn: the second attempt at the latest.
+        const ours = { node: await oursSession(connect, true, "node"), bun: await oursSession(connect, true, "bun"), deno: await oursSession(connect, true, "deno") };
+        const seen = Object.entries(ours).map(([rt, o]) => `${rt} ${o.who === "ok" ? `ok at ${o.remote}` : o.who}`).join("; ");
+        results.push(`${`multi.zk.test, only ${serving} (${MULTI[serving]})`.padEnd(44)} -> Java ${javaResult} | ours ${seen}`);
+        assert.equal(javaResult, "ok", `Java: ${javaResult}`);
+        for (const [rt, o] of Object.entries(ours)) {
+          assert.equal(o.who, "ok", `${rt}: ${o.who}`);
+          assert.equal(o.remote, `${serving}:${port}`, `${rt} went to ${o.remote}`);
+        }
+      }, 300_000);
     }
   });
 }

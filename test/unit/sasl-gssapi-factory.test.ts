@@ -11,6 +11,7 @@ import { ErrorCode, ZooKeeperError } from "../../src/index.ts";
 import type { HostPort } from "../../src/protocol/connect-string.ts";
 import { systemClock, wallTime } from "../../src/client/clock.ts";
 import { SaslRefused, saslFactory, type SaslContext } from "../../src/client/sasl/exchange.ts";
+import { addressTurns, canonicalHost, systemResolver } from "../../src/client/sasl/gssapi.ts";
 import type { Dialer } from "../../src/client/transport/transport.ts";
 import { KerberosError, KerberosErrorReason } from "../../src/kerberos/errors.ts";
 import type { KerberosResolver, SaslGssapiOptions, SaslOptions } from "../../src/client/types.ts";
@@ -100,6 +101,63 @@ describe("saslFactory: GSSAPI", () => {
     assert.equal(await tried({ serverPrincipal: "zk/_HOST", serverRealm: "THIRD.TEST" }, "zk1.example.test"), "zk/zk1-real.example.test@THIRD.TEST");
     assert.equal(await tried({ serverPrincipal: "zk/fixed.example.test" }, "zk1.example.test"), "zk/fixed.example.test@EXAMPLE.TEST");
     assert.equal(await tried({ serviceHost: "pinned.example.test", serviceName: "zoo" }, "zk1.example.test"), "zoo/pinned.example.test@EXAMPLE.TEST");
+  });
+
+  it("one name, several addresses: each attempt's principal is the name of the address that attempt dials", async () => {
+    // zk.example.test has A records whose PTRs name different servers, each with its own principal (as an estate's
+    // round-robin name does); 10.0.0.13's PTR fails: that attempt falls back to the name as written.
+    const forward: Record<string, string[]> = {
+      "zk.example.test": ["10.0.0.11", "10.0.0.12", "10.0.0.13"], "zk1.example.test": ["10.0.0.11"], "zk2.example.test": ["10.0.0.12"],
+    };
+    const back: Record<string, string> = { "10.0.0.11": "zk1.example.test.", "10.0.0.12": "ZK2.example.test" };
+    const resolver = systemResolver({
+      lookup: async (h) => forward[h.toLowerCase()] ?? Promise.reject(Object.assign(new Error(`getaddrinfo ENOTFOUND ${h}`), { code: "ENOTFOUND" })),
+      reverse: async (a) => back[a] ?? Promise.reject(Object.assign(new Error(`getnameinfo ENOTFOUND ${a}`), { code: "ENOTFOUND" })),
+    });
+    const target = { host: "zk.example.test", port: 2181 };
+    const expected: Record<string, string> = { "10.0.0.11": "zk1.example.test", "10.0.0.12": "zk2.example.test", "10.0.0.13": "zk.example.test" };
+    // Three attempts with the client's picker (at random, but none twice before each has had its turn): each address
+    // once, each named by its own PTR (the failing one by the host as written), twice round.
+    const pick = addressTurns();
+    for (let round = 0; round < 2; round++) {
+      const each: Record<string, string> = {};
+      for (let i = 0; i < 3; i++) {
+        const found = await canonicalHost(target, resolver, undefined, { pick });
+        assert.ok(found.address !== undefined && !(found.address in each), `round ${round}: ${found.address} dialed twice`);
+        each[found.address] = found.name.toLowerCase();
+      }
+      assert.deepEqual(each, expected);
+    }
+    // The address dialed is the one named: a fixed pick of each in turn.
+    for (const [address, name] of Object.entries(expected)) {
+      assert.deepEqual(await canonicalHost(target, resolver, undefined, { pick: (_, all) => all.find((a) => a === address)! }), { name: name === "zk2.example.test" ? "ZK2.example.test" : name, address });
+    }
+    // With ConnectOptions.resolver the addresses are its own (the dial's); the PTR names are still checked forward.
+    assert.deepEqual(await canonicalHost({ host: "other.example.test", port: 2181 }, resolver, undefined, { lookup: async () => ["", "10.0.0.11"] }), { name: "zk1.example.test", address: "10.0.0.11" });
+    // Nothing pinned where the principal does not come from an address: an IP address (dialed as it is), a name that does not resolve.
+    assert.deepEqual(await canonicalHost({ host: "10.0.0.12", port: 2181 }, resolver), { name: "ZK2.example.test" });
+    assert.deepEqual(await canonicalHost({ host: "nowhere.example.test", port: 2181 }, resolver), { name: "nowhere.example.test" });
+    assert.deepEqual(await canonicalHost(target, resolver, undefined, { lookup: async () => [] }), { name: "zk.example.test" });
+
+    // addressTurns: per name; a name that moved counts only its current addresses.
+    const turns = addressTurns(() => 0);
+    assert.deepEqual([turns("a", ["1", "2"]), turns("b", ["1", "2"]), turns("a", ["1", "2"]), turns("a", ["1", "2"])], ["1", "1", "2", "1"]);
+    assert.deepEqual([turns("a", ["3", "2"]), turns("a", ["3", "2"]), turns("a", ["3", "2"])], ["3", "2", "3"]);
+
+    // Through the factory (one login, one picker for every attempt): the ticket asked for follows the attempt's
+    // address, from sasl.resolver's lookup, and from ConnectOptions.resolver (the session's) when there is one.
+    const principals = async (c: SaslContext): Promise<string[]> => {
+      const make = saslFactory({ mechanism: "GSSAPI", keytab, krb5Config: conf, resolver: { lookup: resolver.lookup, reverse: resolver.reverse } }, c);
+      const seen: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const e = await Promise.resolve().then(() => make(target)).then(() => null, (err: unknown) => err);
+        seen.push(/for (\S+) failed/.exec((e as Error).message)?.[1] ?? String(e));
+      }
+      return seen.sort();
+    };
+    const all = ["zookeeper/zk.example.test@EXAMPLE.TEST", "zookeeper/zk1.example.test@EXAMPLE.TEST", "zookeeper/zk2.example.test@EXAMPLE.TEST"];
+    assert.deepEqual(await principals(ctx), all);
+    assert.deepEqual(await principals({ ...ctx, resolver: async () => ["10.0.0.13", "10.0.0.12", "10.0.0.11"] }), all);
   });
 
   it("wallTime: whole ms since the epoch that move with the clock", () => {

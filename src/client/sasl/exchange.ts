@@ -8,8 +8,9 @@ import { digestMd5 } from "./index.ts";
 import { KerberosError, KerberosErrorReason } from "../../kerberos/errors.ts";
 import type { KerberosCredential } from "../../kerberos/kdc.ts";
 import type { KerberosLogin } from "../../kerberos/login.ts";
+import type { AddressPick } from "./gssapi.ts";
 import { principalToString } from "../../kerberos/types.ts";
-import type { Dialer } from "../transport/transport.ts";
+import type { Dialer, Resolver } from "../transport/transport.ts";
 import type { ConnectOptions, Logger, SaslGssapiOptions } from "../types.ts";
 
 /** A SASL client mechanism: tokens in, tokens out. */
@@ -17,6 +18,12 @@ export interface SaslClient {
   initial(): Uint8Array;
   step(challenge: Uint8Array): Uint8Array | null;
   readonly complete: boolean;
+  /**
+   * The address the connection must dial (GSSAPI with canonicalization: the address of the connect-string name
+   * that the server's principal was named from, so the server reached is the one the ticket is for). Absent: the
+   * dial resolves the host as usual.
+   */
+  readonly address?: string;
 }
 
 export class SaslRefused extends Error {
@@ -66,6 +73,8 @@ export interface SaslContext {
   connectTimeout: number;
   /** The session's logger (GSSAPI: each renewal of a ccache's TGT, on debug). */
   logger?: Logger;
+  /** ConnectOptions.resolver: GSSAPI takes a name's addresses from it (else from sasl.resolver's lookup). */
+  resolver?: Resolver;
 }
 
 /**
@@ -113,6 +122,7 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
   const timeoutMs = Math.max(250, Math.min(3000, Math.floor(ctx.connectTimeout / 4)));
   let login: KerberosLogin | undefined;
   let closed = false;
+  let pick: AddressPick | undefined; // a name's addresses dialed in turn, across this client's attempts
   const iso = (ms: number): string => new Date(ms).toISOString();
   // A ccache's renewable TGT is kept renewed between reconnects (in memory; the file is not written).
   const onRenew = (before: KerberosCredential, after: KerberosCredential): void =>
@@ -128,7 +138,10 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
       const resolver = krb.systemResolver(o.resolver ?? {});
       login ??= krb.sessionLogin({ ...options, keepRenewed: true, onRenew }, { now, dial: ctx.dialer, clock: ctx.clock, timeoutMs }, resolver);
       if (closed) login.close();
-      const server = await krb.serverPrincipalFor({ ...o, serviceName }, login, host, resolver, { clock: ctx.clock, ms: timeoutMs });
+      // The principal of the server at the address this attempt dials (a name's addresses: ConnectOptions.resolver's, else sasl.resolver's).
+      pick ??= krb.addressTurns();
+      const via = { pick, ...(ctx.resolver === undefined ? {} : { lookup: ctx.resolver }) };
+      const { server, address } = await krb.serverPrincipalFor({ ...o, serviceName }, login, host, resolver, { clock: ctx.clock, ms: timeoutMs }, via);
       service = principalToString(server);
       const l = login;
       // A stepped wall clock costs one retry: the second request reads the time afresh.
@@ -137,7 +150,7 @@ function gssapiFactory(o: SaslGssapiOptions, ctx: SaslContext): SaslFactory {
         if (e instanceof KerberosError && e.reason === KerberosErrorReason.ClockSkew) return l.ticketFor(server, undefined, referral);
         throw e;
       });
-      return krb.gssapiMechanism({ credential, now });
+      return krb.gssapiMechanism({ credential, now, address });
     } catch (e) {
       const who = login ? principalToString(login.principal) : (o.principal ?? (o.keytab !== undefined ? "the keytab's principal" : "the ccache's principal"));
       const message = `Kerberos login of ${who} for ${service} failed: ${(e as Error).message}`;

@@ -55,35 +55,97 @@ export function systemResolver(r: KerberosResolver): Required<KerberosResolver> 
   };
 }
 
+/** A host as the server's principal names it, and the address it was named from (the one the attempt must dial). */
+export interface CanonicalHost {
+  /** The host part of the principal (as found: not yet in lower case). */
+  readonly name: string;
+  /**
+   * The address of a connect-string name that `name` belongs to: the attempt dials it, so that the server it reaches
+   * is the one `name` names. Absent for an IP address (dialed as it is) and when the name did not resolve (nor in time).
+   */
+  readonly address?: string;
+}
+
+/** Resolves a connect-string host name to its addresses (ConnectOptions.resolver, else KerberosResolver.lookup). */
+export type AddressLookup = (host: string) => Promise<readonly string[]>;
+
+/** Which of a name's addresses (at least one) an attempt dials. */
+export type AddressPick = (host: string, addresses: readonly string[]) => string;
+
+/** Where an attempt's address comes from. */
+export interface AttemptAddresses {
+  /** A name's addresses (default: the resolver's lookup). */
+  readonly lookup?: AddressLookup;
+  /** Which one the attempt dials (default: one at random). */
+  readonly pick?: AddressPick;
+}
+
+/**
+ * Picks one of a name's addresses at random, as the Java client's host provider does at each attempt, but not one
+ * already dialed until every address of the name has had its turn (per name): with one of two servers down (or a
+ * family a server does not listen on), the next attempt goes to the other.
+ */
+export function addressTurns(random: () => number = Math.random): AddressPick {
+  const dialed = new Map<string, Set<string>>();
+  return (host, addresses) => {
+    let seen = dialed.get(host);
+    if (seen === undefined) dialed.set(host, (seen = new Set()));
+    for (const a of seen) if (!addresses.includes(a)) seen.delete(a); // the name moved: only its current addresses count
+    let left = addresses.filter((a) => !seen.has(a));
+    if (left.length === 0) {
+      seen.clear();
+      left = [...addresses];
+    }
+    const address = left[Math.floor(random() * left.length)]!;
+    seen.add(address);
+    return address;
+  };
+}
+
 /**
  * The connect-string host canonicalized as the Java client does (SaslServerPrincipal with
- * zookeeper.sasl.client.canonicalize.hostname): its (first) address, that address's name, if that name resolves
- * back to the address (as Java's getCanonicalHostName checks); else the host as written. Never throws; with
- * `limit`, a resolver that has not answered within `limit.ms` gives the host as written too.
+ * zookeeper.sasl.client.canonicalize.hostname, from the address StaticHostProvider picked for the attempt): a
+ * name's addresses (`via.lookup`, default `resolver.lookup`), one of them (`via.pick`, default at random: the one
+ * the attempt dials), that address's name, if that name resolves back to the address (as Java's
+ * getCanonicalHostName checks); else the host as written. Never throws; with `limit`, a resolver that has not
+ * answered within `limit.ms` gives the host as written too (and no address).
  */
-export function canonicalHost(target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number }): Promise<string> {
-  const work = resolveCanonical(target, resolver);
+export function canonicalHost(
+  target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number }, via: AttemptAddresses = {},
+): Promise<CanonicalHost> {
+  const work = resolveCanonical(target, resolver, via);
   if (limit === undefined) return work;
   return new Promise((resolve) => {
-    const timer = limit.clock.setTimeout(() => resolve(target.host), limit.ms);
-    void work.then((name) => {
+    const timer = limit.clock.setTimeout(() => resolve({ name: target.host }), limit.ms);
+    void work.then((found) => {
       limit.clock.clearTimeout(timer);
-      resolve(name);
+      resolve(found);
     });
   });
 }
 
-async function resolveCanonical(target: HostPort, resolver: Required<KerberosResolver>): Promise<string> {
+async function resolveCanonical(target: HostPort, resolver: Required<KerberosResolver>, via: AttemptAddresses): Promise<CanonicalHost> {
   const host = target.host;
+  let address = host;
+  if (!isIpAddress(host)) {
+    let found: unknown;
+    try {
+      found = await (via.lookup ?? resolver.lookup)(host);
+    } catch {
+      return { name: host };
+    }
+    const usable = Array.isArray(found) ? found.filter((a): a is string => typeof a === "string" && a !== "") : [];
+    if (usable.length === 0) return { name: host };
+    address = (via.pick ?? ((_, all) => all[Math.floor(Math.random() * all.length)]!))(host, usable);
+  }
+  const pinned = address === host ? {} : { address };
   try {
-    const address = isIpAddress(host) ? host : (await resolver.lookup(host))[0];
-    if (address === undefined) return host;
     const name = (await resolver.reverse(address, target.port)).replace(/\.$/, "");
-    if (name === "" || isIpAddress(name)) return host;
+    if (name === "" || isIpAddress(name)) return { name: host, ...pinned };
     const back = await resolver.lookup(name);
-    return back.includes(address) ? name : host;
+    return { name: back.includes(address) ? name : host, ...pinned };
   } catch {
-    return host;
+    return { name: host, ...pinned };
   }
 }
 
@@ -91,11 +153,12 @@ async function resolveCanonical(target: HostPort, resolver: Required<KerberosRes
  * The host as the Java client names it with zookeeper.sasl.client.canonicalize.hostname=false: an IP address
  * still by its name (the socket address's getHostName(): the reverse name, if it resolves back to the address),
  * a name as written, except one that its canonical name only lengthens ("zk" whose canonical name is
- * "zk.example.com"), which Java's Kerberos library (sun.security.krb5 PrincipalName, a host-based service) expands.
+ * "zk.example.com"), which Java's Kerberos library (sun.security.krb5 PrincipalName, a host-based service) expands
+ * (by its own lookup: the attempt's address is not pinned).
  */
 async function expandedHost(target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number }): Promise<string> {
-  if (isIpAddress(target.host)) return canonicalHost(target, resolver, limit);
-  const name = await canonicalHost(target, resolver, limit);
+  const { name } = await canonicalHost(target, resolver, limit);
+  if (isIpAddress(target.host)) return name;
   return name.toLowerCase().startsWith(`${target.host.toLowerCase()}.`) ? name : target.host;
 }
 
@@ -121,20 +184,28 @@ export type ServerPrincipal = Principal & { readonly referral: boolean };
  * the host is `serviceHost`, else the target's host canonicalized (unless turned off), in lower case; the realm
  * the principal's own, else `serverRealm`, else [domain_realm]'s for the host, else the client's (then `referral`:
  * the client's KDC is asked with the canonicalize option and may refer the request to the service's realm).
+ * `address`: the address of the target's name the principal was named from, which the attempt must dial (canonicalization
+ * on); `via`: where that address comes from.
  */
 export async function serverPrincipalFor(
   o: ServerPrincipalOptions, login: KerberosLogin, target: HostPort, resolver: Required<KerberosResolver>, limit?: { clock: Timers; ms: number },
-): Promise<ServerPrincipal> {
+  via?: AttemptAddresses,
+): Promise<{ server: ServerPrincipal; address?: string }> {
   const full = o.serverPrincipal;
   const needHost = full === undefined || full.includes("_HOST");
-  const host = (o.serviceHost ?? (!needHost ? target.host : o.canonicalizeHostname !== false ? await canonicalHost(target, resolver, limit) : await expandedHost(target, resolver, limit))).toLowerCase();
+  let found: CanonicalHost = { name: o.serviceHost ?? target.host };
+  if (o.serviceHost === undefined && needHost) {
+    found = o.canonicalizeHostname !== false ? await canonicalHost(target, resolver, limit, via) : { name: await expandedHost(target, resolver, limit) };
+  }
+  const host = found.name.toLowerCase();
+  const pinned = found.address === undefined ? {} : { address: found.address };
   const mapped = o.serverRealm ?? realmOfHost(login.config, host);
   const realm = mapped ?? login.principal.realm;
-  if (full === undefined) return { nameType: NameType.SRV_HST, components: [o.serviceName ?? "zookeeper", host], realm, referral: mapped === undefined };
+  if (full === undefined) return { server: { nameType: NameType.SRV_HST, components: [o.serviceName ?? "zookeeper", host], realm, referral: mapped === undefined }, ...pinned };
   const named = /(^|[^\\])@/.test(full);
   const p = parsePrincipal(full.replaceAll("_HOST", host), realm);
   const referral = mapped === undefined && !named;
-  return p.components.length === 2 ? { ...p, nameType: NameType.SRV_HST, referral } : { ...p, referral };
+  return { server: p.components.length === 2 ? { ...p, nameType: NameType.SRV_HST, referral } : { ...p, referral }, ...pinned };
 }
 
 export interface GssapiMechanismOptions {
@@ -146,6 +217,8 @@ export interface GssapiMechanismOptions {
   readonly mutual?: boolean;
   /** The authorization id sent in the last token (default: the client principal; ZooKeeper ignores it). */
   readonly authzid?: string;
+  /** The address the connection is to dial: the one the server's principal was named from (from serverPrincipalFor). */
+  readonly address?: string;
 }
 
 /** The SASL client of one exchange; also says whom it authenticated as. */
@@ -192,6 +265,7 @@ export function gssapiMechanism(o: GssapiMechanismOptions): GssapiSaslClient {
     name: MECH,
     principal,
     service,
+    ...(o.address === undefined ? {} : { address: o.address }),
     get complete(): boolean {
       return state === "done";
     },

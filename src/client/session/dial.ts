@@ -87,7 +87,10 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   x.deadline.attempt(perHost, tickForTimeout(x.negotiatedTimeout || x.sessionTimeout));
   let res: ConnectResponse;
   try {
-    c.attach(await dialWithin(x.deadline, perHost, host, x.tls, (target, request) => x.dialer(target, c, request), x.resolver));
+    // GSSAPI names the server's principal from one address of the host's name: the dial goes there (the name kept for TLS).
+    const address = mech?.address;
+    const resolver = address === undefined ? x.resolver : (): Promise<string[]> => Promise.resolve([address]);
+    c.attach(await dialWithin(x.deadline, perHost, host, x.tls, (target, request) => x.dialer(target, c, request), resolver));
     if (x.session.attemptStopped()) {
       c.close("the session ended while connecting");
       return { kind: "stopped" };

@@ -101,7 +101,7 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     readOnly: options.readOnly === true,
     tls: options.tls,
     resolver: options.resolver,
-    sasl: options.sasl ? saslFactory(options.sasl, { dialer, clock, connectTimeout, logger }) : undefined,
+    sasl: options.sasl ? saslFactory(options.sasl, { dialer, clock, connectTimeout, logger, resolver: options.resolver }) : undefined,
     sessionId: options.sessionId,
     sessionPassword: options.sessionPassword,
     maxBufferSize: num(options.maxBufferSize, "maxBufferSize", DEFAULT_MAX_BUFFER),

@@ -16,6 +16,8 @@ export interface DnsRecords {
   srv?: Record<string, { target: string; port: number }[]>;
   /** host name -> IPv4 address (dnsmasq answers the address's PTR with the name too). */
   a?: Record<string, string>;
+  /** a name of `a` -> more names with its address (A records only: the PTR names the name of `a`); names shared by several are round-robin names. */
+  aka?: Record<string, string[]>;
   /** alias -> the name it is a CNAME of (a name of `a`: dnsmasq serves CNAMEs of its own records only). */
   cname?: Record<string, string>;
 }
@@ -52,7 +54,7 @@ export class DnsServer {
     const args = ["--keep-in-foreground", "--user=root", "--port=53", `--listen-address=${DNS_ADDRESS}`, "--bind-interfaces",
       "--no-resolv", "--no-hosts", "--no-negcache", "--local-ttl=0", `--pid-file=${join(this.dir, "pid")}`, `--log-facility=${join(this.dir, "log")}`];
     for (const [name, targets] of Object.entries(records.srv ?? {})) for (const t of targets) args.push(`--srv-host=${name},${t.target},${t.port}`);
-    for (const [name, address] of Object.entries(records.a ?? {})) args.push(`--host-record=${name},${address}`);
+    for (const [name, address] of Object.entries(records.a ?? {})) args.push(`--host-record=${[name, ...(records.aka?.[name] ?? [])].join(",")},${address}`);
     for (const [alias, target] of Object.entries(records.cname ?? {})) args.push(`--cname=${alias},${target}`);
     const proc = spawn("dnsmasq", args, { stdio: ["ignore", "ignore", "pipe"] });
     this.proc = proc;
