@@ -23,7 +23,7 @@ import { Session } from "./session/session.ts";
 import { parsedConnectString } from "./session/hosts.ts";
 import { type DnsSrvRefresh, startDnsSrv } from "./session/dns-srv.ts";
 import { Transaction } from "./transaction.ts";
-import type { Clock } from "./clock.ts";
+import type { Clock, TimerHandle } from "./clock.ts";
 import { readTimeoutFor } from "./wire/liveness.ts";
 import { type InternalOptions, sessionOptions } from "./session/session-options.ts";
 import type { ClientSummary, ConnectOptions, CreateOptions, Data, Logger, OpResult, ReadOptions, SessionState, WatchedEvent, Watcher, WriteOptions } from "./types.ts";
@@ -87,6 +87,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private tracker: EnsembleTracker | null = null;
   /** A dns-srv:// connect string's periodic SRV lookup (null for a plain connect string). */
   private srvRefresh: DnsSrvRefresh | null = null;
+  /** The tracker's start, due on the next turn of the event loop after connect() (null once started, or when off). */
+  private trackerStart: TimerHandle | null = null;
 
   private constructor(connectString: string, options: InternalOptions) {
     super();
@@ -155,9 +157,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     // dns-srv://NAME[/chroot]: its SRV records' hosts (a plain connect string goes on in this turn, as before).
     const srv = typeof connectString === "string" && connectString.startsWith("dns-srv://") ? await startDnsSrv(connectString, options) : null;
     const zk = new ZooKeeper(srv?.connectString ?? connectString, options);
-    const auths = (options.auth ?? []).map((a) => zk.addAuth(a.scheme, toBytes("connect", "/", a.auth) ?? new Uint8Array(0)));
     // Stored credentials go out on the first connection's priming; their outcome is the session's.
-    for (const p of auths) p.catch(() => {});
+    if (options.auth) for (const a of options.auth) zk.addAuth(a.scheme, toBytes("connect", "/", a.auth) ?? new Uint8Array(0)).catch(nothing);
     await zk.session.start();
     if (srv === null) zk.track(connectString, options);
     else {
@@ -193,8 +194,12 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
       },
     });
     const tracker = this.tracker;
-    // After the caller's continuation of connect(), so its listeners hear the first event; on the client's clock (its one seam for time).
-    this.clock.setTimeout(() => tracker.start(), 0);
+    // After the caller's continuation of connect(), so its listeners hear the first event; on the client's clock (its one
+    // seam for time). A close() before then cancels it: a closing session has no config to read.
+    this.trackerStart = this.clock.setTimeout(() => {
+      this.trackerStart = null;
+      tracker.start();
+    }, 0);
   }
 
   /** The session's current state. */
@@ -269,6 +274,10 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    */
   async close(): Promise<void> {
     this.srvRefresh?.stop();
+    if (this.trackerStart !== null) {
+      this.clock.clearTimeout(this.trackerStart);
+      this.trackerStart = null;
+    }
     if (!this.closeCalled) {
       this.closeCalled = true;
       if (this.state !== "expired" && this.state !== "closed" && this.state !== "authFailed") emitIsolated(this, this, "ZooKeeper", "closing");

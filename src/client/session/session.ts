@@ -29,6 +29,8 @@ import { LostWrites } from "../outcome.ts";
 
 export type { SaslClient, SessionOptions };
 
+const ignore = (): void => {};
+
 const KEEPER_STATE = { expired: KeeperState.Expired, authFailed: KeeperState.AuthFailed, closed: KeeperState.Closed } as const;
 
 export class Session implements AttemptOwner {
@@ -82,17 +84,17 @@ export class Session implements AttemptOwner {
     // the process was stalled, and "resumed" goes out before that timer (or any link callback) acts.
     this.timers = lateAware(this.clock, this.resumed);
     this.queue = new WaitQueue(this.timers);
-    this.deadline = new ConnectDeadline(this.timers, () => this.connectTimedOut());
+    this.deadline = new ConnectDeadline(this.timers, this);
     this.lastHeard = this.clock.now();
     this.hosts = new HostList(o.hosts);
     // A user-supplied id is a global session.
     if (o.sessionId !== undefined && o.sessionId !== 0n) this.#identity = { id: o.sessionId, password: o.sessionPassword ?? new Uint8Array(16), global: true };
     // The password lives in #identity only (private fields stay out of util.inspect and JSON): not in the options kept.
     o.sessionPassword = undefined;
-    let resolve = (): void => {};
-    let reject = (_e: Error): void => {};
+    let resolve: () => void = ignore;
+    let reject: (e: Error) => void = ignore;
     const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-    promise.catch(() => {}); // start() hands it out; before that nobody is waiting
+    promise.catch(ignore); // start() hands it out; before that nobody is waiting
     // Named properties, not a spread of the settle functions: a spread runs V8's generic CopyDataProperties once
     // per session, where a literal is a fixed shape.
     this.first = { promise, settled: false, resolve, reject };
@@ -160,7 +162,8 @@ export class Session implements AttemptOwner {
     return this.first.promise;
   }
 
-  private connectTimedOut(): void {
+  /** connect()'s deadline passed (ConnectDeadline calls it). */
+  connectTimedOut(): void {
     if (this.phase.kind !== "connecting") return;
     // Every host refused (or its name did not resolve) on its last dial: say that, not just the last error.
     const unreachable = this.hosts.unreachable();
@@ -519,7 +522,7 @@ export class Session implements AttemptOwner {
   /** Ends the session on the server (closeSession) and stops. */
   async close(): Promise<void> {
     const p = this.phase;
-    if (p.kind === "closing" || p.kind === "ended") return this.loop?.catch(() => {});
+    if (p.kind === "closing" || p.kind === "ended") return this.loop?.catch(ignore);
     // From here on the server's close of the socket is expected: no "disconnected", no reconnect.
     this.transition({ kind: "closing", was: this.shown, conn: p.kind === "connected" ? p.conn : p.attempt });
     const conn = this.liveConn();
@@ -528,9 +531,9 @@ export class Session implements AttemptOwner {
       // The answer (or the link's end) is awaited at most 5 s, or the session timeout if shorter: the
       // connection's tick watches that (no timer of its own; up to one tick, at most 1 s, later).
       conn.endWithin(Math.min(this.negotiatedTimeout || 5000, 5000));
-      await this.send(Ops.closeSession, undefined, { op: "close", lane: "own", via: conn }).catch(() => {});
+      await this.send(Ops.closeSession, undefined, { op: "close", lane: "own", via: conn }).catch(ignore);
     }
     this.end("closed", ErrorCode.SESSIONEXPIRED, CLOSED_REASON);
-    await this.loop?.catch(() => {});
+    await this.loop?.catch(ignore);
   }
 }
