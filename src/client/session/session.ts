@@ -242,7 +242,10 @@ export class Session implements AttemptOwner {
       let out: Outcome = await establish(this.dialContext(), host);
       if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
       if (out.kind === "established" && out.mech) out = (await this.authenticate(out.conn, out.mech)) ?? out;
-      if (out.kind === "established") out = (await this.prime(out.conn)) ?? out;
+      if (out.kind === "established") {
+        const primed = this.prime(out.conn); // a promise only when the server's features are awaited
+        out = (primed instanceof Promise ? await primed : primed) ?? out;
+      }
       if (out.kind === "established" && (out.conn.isClosed || !this.dialling)) out = { kind: "failed", error: new Error("connection lost while priming") };
       traced?.settled(out.kind === "established" ? this.sessionId : null, out.kind === "failed" ? out.error : out.kind === "fatal" ? new Error(out.reason) : undefined);
       if (out.kind === "stopped" || !this.dialling) break;
@@ -385,26 +388,43 @@ export class Session implements AttemptOwner {
     return undefined;
   }
 
-  /** Auth packets, the feature probes, SetWatches batches, then everything queued while disconnected. */
-  private async prime(conn: Connection): Promise<Outcome | undefined> {
+  /**
+   * Auth packets, the feature probes, SetWatches batches, then everything queued while disconnected. Not a
+   * promise when the server was seen before at 3.5+ (connected at once on what it had): no turn of the
+   * microtask queue for it.
+   */
+  private prime(conn: Connection): Outcome | undefined | Promise<Outcome | undefined> {
     for (const a of this.#auths) sendAuth(this.send, conn, a, (x) => this.authRefused(x));
+    // A server seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every
+    // later request's on this link) set the truth, or end the link or the session as awaiting them would.
+    const learnt = learnFeatures(conn, this.#o.servers, this.send, {
+      learnt: (f) => {
+        if (this.sessionConn() === conn) this.features = f;
+      },
+      failed: (e) => {
+        if (this.phase.kind === "closing" || this.phase.kind === "ended") return; // dropped by close(), or moot
+        if (e instanceof ZooKeeperError && this.sessionConn() === conn) this.end("authFailed", e.code, e.message);
+        else conn.close(e.message); // downgraded to 3.4: reconnect and probe one at a time
+      },
+    });
+    if (learnt instanceof Promise) return this.primeProbed(conn, learnt);
+    this.features = learnt;
+    return this.primed(conn);
+  }
+
+  /** prime() once the probes of a server not seen before (or seen at 3.4) are answered. */
+  private async primeProbed(conn: Connection, learnt: Promise<ServerFeatures>): Promise<Outcome | undefined> {
     try {
-      // A server seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every
-      // later request's on this link) set the truth, or end the link or the session as awaiting them would.
-      this.features = await learnFeatures(conn, this.#o.servers, this.send, {
-        learnt: (f) => {
-          if (this.sessionConn() === conn) this.features = f;
-        },
-        failed: (e) => {
-          if (this.phase.kind === "closing" || this.phase.kind === "ended") return; // dropped by close(), or moot
-          if (e instanceof ZooKeeperError && this.sessionConn() === conn) this.end("authFailed", e.code, e.message);
-          else conn.close(e.message); // downgraded to 3.4: reconnect and probe one at a time
-        },
-      });
+      this.features = await learnt;
     } catch (e) {
       if (e instanceof ZooKeeperError) return { kind: "fatal", state: "authFailed", code: e.code, reason: e.message };
       return { kind: "failed", error: new Error("connection lost while priming") };
     }
+    return this.primed(conn);
+  }
+
+  /** The end of prime(): the link must still be up, then the SetWatches batches. */
+  private primed(conn: Connection): Outcome | undefined {
     if (conn.isClosed || !this.dialling) return { kind: "failed", error: new Error("connection lost while priming") };
     // Relative to the last zxid of a reply to the caller's requests (Pending.tracksZxid): the probes' and
     // SetWatches' replies never move it, or a link cut after them and before the catch-up notifications would lose them.
@@ -531,9 +551,17 @@ export class Session implements AttemptOwner {
       // The answer (or the link's end) is awaited at most 5 s, or the session timeout if shorter: the
       // connection's tick watches that (no timer of its own; up to one tick, at most 1 s, later).
       conn.endWithin(Math.min(this.negotiatedTimeout || 5000, 5000));
-      await this.send(Ops.closeSession, undefined, { op: "close", lane: "own", via: conn }).catch(ignore);
+      try {
+        await this.send(Ops.closeSession, undefined, { op: "close", lane: "own", via: conn });
+      } catch {
+        // Its answer or the link's end: either way the session ends now.
+      }
     }
     this.end("closed", ErrorCode.SESSIONEXPIRED, CLOSED_REASON);
-    await this.loop?.catch(ignore);
+    try {
+      await this.loop; // awaited here, not through a .catch()'s promise
+    } catch {
+      // nothing to add: the session has ended
+    }
   }
 }
