@@ -280,7 +280,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     }
     if (!this.closeCalled) {
       this.closeCalled = true;
-      if (this.state !== "expired" && this.state !== "closed" && this.state !== "authFailed") emitIsolated(this, this, "ZooKeeper", "closing");
+      if (this.state !== "expired" && this.state !== "closed" && this.state !== "authFailed" && this.listenerCount("closing") > 0) emitIsolated(this, this, "ZooKeeper", "closing");
     }
     await this.session.close();
   }
@@ -293,7 +293,10 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   // --- plumbing ---
 
   // A throwing "state" listener or watcher is reported (reportListenerError); the others still run.
-  private readonly emitSafely = (state: SessionState): void => void emitIsolated(this, this, "ZooKeeper", "state", state);
+  // Most clients have no "state" listener: nothing is built for them (emitIsolated copies the list and its arguments).
+  private readonly emitSafely = (state: SessionState): void => {
+    if (this.listenerCount("state") > 0) emitIsolated(this, this, "ZooKeeper", "state", state);
+  };
   private readonly deliver = (watchers: Watcher[], event: WatchedEvent): void => deliverIsolated(this, watchers, event);
 
   /**
