@@ -260,7 +260,11 @@ export class Session implements AttemptOwner {
       attempt = 1;
       this.certFailures = 0;
       this.lastDialError = null;
-      await this.serve(out.conn, out.res, host);
+      const conn = out.conn;
+      this.serve(conn, out.res, host);
+      await conn.closed; // "disconnected" came already, from the connection's onClosing
+      this.lastHeard = conn.lastReceived;
+      this.lastAcked = conn.ackedSendAt;
     }
   }
 
@@ -276,8 +280,8 @@ export class Session implements AttemptOwner {
     else this.armClientExpiry();
   }
 
-  /** Connected on `conn` until it ends; then "disconnected" (unless close() or the end came first). */
-  private async serve(conn: Connection, res: ConnectResponse, host: HostPort): Promise<void> {
+  /** Connected on `conn` (until it ends: the loop awaits `conn.closed`; then "disconnected", unless close() or the end came first). */
+  private serve(conn: Connection, res: ConnectResponse, host: HostPort): void {
     this.hosts.connected(host);
     const readOnly = res.readOnly;
     const state: Phase = { kind: "connected", conn, host, readOnly, probe: null };
@@ -285,9 +289,6 @@ export class Session implements AttemptOwner {
     this.queue.release((p) => this.transmit(conn, p));
     this.transition(state);
     if (readOnly) state.probe = this.startReadOnlyProbe(host);
-    await conn.closed; // "disconnected" came already, from the connection's onClosing
-    this.lastHeard = conn.lastReceived;
-    this.lastAcked = conn.ackedSendAt;
   }
 
   // --- what the connections report (ConnectionOwner) ---
