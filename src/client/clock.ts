@@ -39,21 +39,19 @@ export const systemClock: Clock = {
  * process was not running on time (SIGSTOP, a long GC, a blocked loop).
  */
 export function lateAware(clock: Clock, onLate: () => void, lateMs = 100): Clock {
-  return new LateAwareClock(clock, onLate, lateMs);
+  return clock.wallTime ? new LateAwareWallClock(clock, onLate, lateMs) : new LateAwareClock(clock, onLate, lateMs);
 }
 
 /** lateAware's clock: one object per session, its methods shared (a closure per method was four per session). */
 class LateAwareClock implements Clock {
-  private readonly clock: Clock;
+  protected readonly clock: Clock;
   private readonly onLate: () => void;
   private readonly lateMs: number;
-  declare readonly wallTime?: () => number;
 
   constructor(clock: Clock, onLate: () => void, lateMs: number) {
     this.clock = clock;
     this.onLate = onLate;
     this.lateMs = lateMs;
-    if (clock.wallTime) this.wallTime = () => clock.wallTime!();
   }
 
   now(): number {
@@ -71,6 +69,13 @@ class LateAwareClock implements Clock {
 
   clearTimeout(handle: TimerHandle): void {
     this.clock.clearTimeout(handle);
+  }
+}
+
+/** lateAware's clock over a clock that has wallTime(): the same, with the method (a class of its own, not a closure per session). */
+class LateAwareWallClock extends LateAwareClock {
+  wallTime(): number {
+    return this.clock.wallTime!();
   }
 }
 

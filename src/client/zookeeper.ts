@@ -23,7 +23,7 @@ import { Session } from "./session/session.ts";
 import { parsedConnectString } from "./session/hosts.ts";
 import { type DnsSrvRefresh, startDnsSrv } from "./session/dns-srv.ts";
 import { Transaction } from "./transaction.ts";
-import type { Clock } from "./clock.ts";
+import type { Clock, TimerHandle } from "./clock.ts";
 import { readTimeoutFor } from "./wire/liveness.ts";
 import { type InternalOptions, sessionOptions } from "./session/session-options.ts";
 import type { CallOptions, ClientSummary, ConnectOptions, CreateOptions, Data, Logger, OpResult, ReadOptions, SessionState, WatchedEvent, Watcher, WriteOptions } from "./types.ts";
@@ -87,6 +87,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private tracker: EnsembleTracker | null = null;
   /** A dns-srv:// connect string's periodic SRV lookup (null for a plain connect string). */
   private srvRefresh: DnsSrvRefresh | null = null;
+  /** The tracker's start, due on the next turn of the event loop after connect() (null once started, or when off). */
+  private trackerStart: TimerHandle | null = null;
 
   private constructor(connectString: string, options: InternalOptions) {
     super();
@@ -155,9 +157,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     // dns-srv://NAME[/chroot]: its SRV records' hosts (a plain connect string goes on in this turn, as before).
     const srv = typeof connectString === "string" && connectString.startsWith("dns-srv://") ? await startDnsSrv(connectString, options) : null;
     const zk = new ZooKeeper(srv?.connectString ?? connectString, options);
-    const auths = (options.auth ?? []).map((a) => zk.addAuth(a.scheme, toBytes("connect", "/", a.auth) ?? new Uint8Array(0)));
     // Stored credentials go out on the first connection's priming; their outcome is the session's.
-    for (const p of auths) p.catch(() => {});
+    if (options.auth) for (const a of options.auth) zk.addAuth(a.scheme, toBytes("connect", "/", a.auth) ?? new Uint8Array(0)).catch(nothing);
     await zk.session.start();
     if (srv === null) zk.track(connectString, options);
     else {
@@ -193,8 +194,12 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
       },
     });
     const tracker = this.tracker;
-    // After the caller's continuation of connect(), so its listeners hear the first event; on the client's clock (its one seam for time).
-    this.clock.setTimeout(() => tracker.start(), 0);
+    // After the caller's continuation of connect(), so its listeners hear the first event; on the client's clock (its one
+    // seam for time). A close() before then cancels it: a closing session has no config to read.
+    this.trackerStart = this.clock.setTimeout(() => {
+      this.trackerStart = null;
+      tracker.start();
+    }, 0);
   }
 
   /** The session's current state. */
@@ -267,13 +272,22 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * Ends the session (its ephemeral nodes go) and the connection; pending and later calls reject with SESSIONEXPIRED,
    * "the client is closed (close() was called)" (as the Java client; never retried by `withRetry`). Never rejects.
    */
-  async close(): Promise<void> {
-    this.srvRefresh?.stop();
-    if (!this.closeCalled) {
-      this.closeCalled = true;
-      if (this.state !== "expired" && this.state !== "closed" && this.state !== "authFailed") emitIsolated(this, this, "ZooKeeper", "closing");
+  close(): Promise<void> {
+    // Not an async function: the session's own promise is handed out (one promise and one await fewer per close).
+    try {
+      this.srvRefresh?.stop();
+      if (this.trackerStart !== null) {
+        this.clock.clearTimeout(this.trackerStart);
+        this.trackerStart = null;
+      }
+      if (!this.closeCalled) {
+        this.closeCalled = true;
+        if (this.state !== "expired" && this.state !== "closed" && this.state !== "authFailed" && this.listenerCount("closing") > 0) emitIsolated(this, this, "ZooKeeper", "closing");
+      }
+    } catch (e) {
+      return Promise.reject(e); // as an async function would: a rejection, never a throw
     }
-    await this.session.close();
+    return this.session.close();
   }
 
   /** `await using` support: the same as `close()`. */
@@ -284,7 +298,10 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   // --- plumbing ---
 
   // A throwing "state" listener or watcher is reported (reportListenerError); the others still run.
-  private readonly emitSafely = (state: SessionState): void => void emitIsolated(this, this, "ZooKeeper", "state", state);
+  // Most clients have no "state" listener: nothing is built for them (emitIsolated copies the list and its arguments).
+  private readonly emitSafely = (state: SessionState): void => {
+    if (this.listenerCount("state") > 0) emitIsolated(this, this, "ZooKeeper", "state", state);
+  };
   private readonly deliver = (watchers: Watcher[], event: WatchedEvent): void => deliverIsolated(this, watchers, event);
 
   /**

@@ -10,9 +10,14 @@ import type { DialDeadline } from "../transport/transport.ts";
 
 const nothing = (): void => {};
 
+/** Whose connect deadline it is: told when connect()'s deadline passes (the session: no closure made per session). */
+export interface DeadlineOwner {
+  connectTimedOut(): void;
+}
+
 export class ConnectDeadline implements DialDeadline {
   private readonly clock: Clock;
-  private readonly onConnectTimeout: () => void;
+  private readonly owner: DeadlineOwner;
   /** connect()'s deadline; +Infinity before start() and once connect() has settled. */
   private connectAt = Number.POSITIVE_INFINITY;
   /** The running attempt's deadline (+Infinity when none runs), and what runs when it passes. */
@@ -24,9 +29,9 @@ export class ConnectDeadline implements DialDeadline {
   /** When the armed timer fires (+Infinity when none is armed). */
   private firesAt = Number.POSITIVE_INFINITY;
 
-  constructor(clock: Clock, onConnectTimeout: () => void) {
+  constructor(clock: Clock, owner: DeadlineOwner) {
     this.clock = clock;
-    this.onConnectTimeout = onConnectTimeout;
+    this.owner = owner;
   }
 
   /**
@@ -108,7 +113,7 @@ export class ConnectDeadline implements DialDeadline {
     if (now >= this.connectAt) {
       this.connectAt = this.attemptAt = Number.POSITIVE_INFINITY;
       this.onExpiry = nothing;
-      this.onConnectTimeout();
+      this.owner.connectTimedOut();
       expiry();
       return;
     }

@@ -163,18 +163,19 @@ export interface Verdict {
 }
 
 /**
- * What the server on a fresh connection supports. Seen before at 3.5+: what it had, at once, and the probes
- * settle in the background (`later`); otherwise once they are answered (rejecting with a ZooKeeperError when
- * the server refuses the session, with an Error when the link is lost).
+ * What the server on a fresh connection supports. Seen before at 3.5+: what it had, at once (not a promise: the
+ * session goes on in the same turn), and the probes settle in the background (`later`); otherwise a promise of
+ * it once they are answered (rejecting with a ZooKeeperError when the server refuses the session, with an Error
+ * when the link is lost).
  */
-export function learnFeatures(conn: Connection, lastSeen: ServerMemory, send: Send, later: Verdict): Promise<ServerFeatures> {
+export function learnFeatures(conn: Connection, lastSeen: ServerMemory, send: Send, later: Verdict): ServerFeatures | Promise<ServerFeatures> {
   const seen = lastSeen.get(conn.remote);
   if (seen === undefined || seen === "3.4") return probeFeatures(conn, lastSeen, new Probes(send, conn));
   // Nobody waits for these (the session is connected on what the server had): they are built and sent
   // just before the link's next frame, in its write, so they cost no write of their own, and nothing at
   // all (not even their Probes) when the link ends first (connect + close: closeSession goes alone).
   conn.beforeNextWrite(() => probeAgain(conn, lastSeen, new Probes(send, conn)).then(later.learnt, later.failed));
-  return Promise.resolve(featuresOf(seen));
+  return featuresOf(seen);
 }
 
 /** The probes of a server seen before at 3.5+, both sent now (in the write being gathered), then their replies read. */

@@ -104,6 +104,7 @@ export interface SetWatchesBody {
  * drop the link.
  */
 export function sendSetWatches(send: Send, via: Connection, bodies: SetWatchesBody[], features: ServerFeatures, log: Logger): void {
+  if (bodies.length === 0) return; // no watch to re-register (most connections)
   if (!features.persistentWatches && bodies.some((b) => b.persistentWatches.length + b.persistentRecursiveWatches.length > 0)) {
     log.warn(`zookeeper: server ${via.remote} is ZooKeeper ${features.generation}: persistent watches are not re-registered`);
     bodies = bodies.map((b) => ({ ...b, persistentWatches: [], persistentRecursiveWatches: [] }));

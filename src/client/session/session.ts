@@ -29,6 +29,8 @@ import { LostWrites } from "../outcome.ts";
 
 export type { SaslClient, SessionOptions };
 
+const ignore = (): void => {};
+
 const KEEPER_STATE = { expired: KeeperState.Expired, authFailed: KeeperState.AuthFailed, closed: KeeperState.Closed } as const;
 
 export class Session implements AttemptOwner {
@@ -82,17 +84,17 @@ export class Session implements AttemptOwner {
     // the process was stalled, and "resumed" goes out before that timer (or any link callback) acts.
     this.timers = lateAware(this.clock, this.resumed);
     this.queue = new WaitQueue(this.timers);
-    this.deadline = new ConnectDeadline(this.timers, () => this.connectTimedOut());
+    this.deadline = new ConnectDeadline(this.timers, this);
     this.lastHeard = this.clock.now();
     this.hosts = new HostList(o.hosts);
     // A user-supplied id is a global session.
     if (o.sessionId !== undefined && o.sessionId !== 0n) this.#identity = { id: o.sessionId, password: o.sessionPassword ?? new Uint8Array(16), global: true };
     // The password lives in #identity only (private fields stay out of util.inspect and JSON): not in the options kept.
     o.sessionPassword = undefined;
-    let resolve = (): void => {};
-    let reject = (_e: Error): void => {};
+    let resolve: () => void = ignore;
+    let reject: (e: Error) => void = ignore;
     const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-    promise.catch(() => {}); // start() hands it out; before that nobody is waiting
+    promise.catch(ignore); // start() hands it out; before that nobody is waiting
     // Named properties, not a spread of the settle functions: a spread runs V8's generic CopyDataProperties once
     // per session, where a literal is a fixed shape.
     this.first = { promise, settled: false, resolve, reject };
@@ -160,7 +162,8 @@ export class Session implements AttemptOwner {
     return this.first.promise;
   }
 
-  private connectTimedOut(): void {
+  /** connect()'s deadline passed (ConnectDeadline calls it). */
+  connectTimedOut(): void {
     if (this.phase.kind !== "connecting") return;
     // Every host refused (or its name did not resolve) on its last dial: say that, not just the last error.
     const unreachable = this.hosts.unreachable();
@@ -239,7 +242,10 @@ export class Session implements AttemptOwner {
       let out: Outcome = await establish(this.dialContext(), host);
       if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
       if (out.kind === "established" && out.mech) out = (await this.authenticate(out.conn, out.mech)) ?? out;
-      if (out.kind === "established") out = (await this.prime(out.conn)) ?? out;
+      if (out.kind === "established") {
+        const primed = this.prime(out.conn); // a promise only when the server's features are awaited
+        out = (primed instanceof Promise ? await primed : primed) ?? out;
+      }
       if (out.kind === "established" && (out.conn.isClosed || !this.dialling)) out = { kind: "failed", error: new Error("connection lost while priming") };
       traced?.settled(out.kind === "established" ? this.sessionId : null, out.kind === "failed" ? out.error : out.kind === "fatal" ? new Error(out.reason) : undefined);
       if (out.kind === "stopped" || !this.dialling) break;
@@ -254,7 +260,11 @@ export class Session implements AttemptOwner {
       attempt = 1;
       this.certFailures = 0;
       this.lastDialError = null;
-      await this.serve(out.conn, out.res, host);
+      const conn = out.conn;
+      this.serve(conn, out.res, host);
+      await conn.closed; // "disconnected" came already, from the connection's onClosing
+      this.lastHeard = conn.lastReceived;
+      this.lastAcked = conn.ackedSendAt;
     }
   }
 
@@ -270,8 +280,8 @@ export class Session implements AttemptOwner {
     else this.armClientExpiry();
   }
 
-  /** Connected on `conn` until it ends; then "disconnected" (unless close() or the end came first). */
-  private async serve(conn: Connection, res: ConnectResponse, host: HostPort): Promise<void> {
+  /** Connected on `conn` (until it ends: the loop awaits `conn.closed`; then "disconnected", unless close() or the end came first). */
+  private serve(conn: Connection, res: ConnectResponse, host: HostPort): void {
     this.hosts.connected(host);
     const readOnly = res.readOnly;
     const state: Phase = { kind: "connected", conn, host, readOnly, probe: null };
@@ -279,9 +289,6 @@ export class Session implements AttemptOwner {
     this.queue.release((p) => this.transmit(conn, p));
     this.transition(state);
     if (readOnly) state.probe = this.startReadOnlyProbe(host);
-    await conn.closed; // "disconnected" came already, from the connection's onClosing
-    this.lastHeard = conn.lastReceived;
-    this.lastAcked = conn.ackedSendAt;
   }
 
   // --- what the connections report (ConnectionOwner) ---
@@ -382,26 +389,43 @@ export class Session implements AttemptOwner {
     return undefined;
   }
 
-  /** Auth packets, the feature probes, SetWatches batches, then everything queued while disconnected. */
-  private async prime(conn: Connection): Promise<Outcome | undefined> {
+  /**
+   * Auth packets, the feature probes, SetWatches batches, then everything queued while disconnected. Not a
+   * promise when the server was seen before at 3.5+ (connected at once on what it had): no turn of the
+   * microtask queue for it.
+   */
+  private prime(conn: Connection): Outcome | undefined | Promise<Outcome | undefined> {
     for (const a of this.#auths) sendAuth(this.send, conn, a, (x) => this.authRefused(x));
+    // A server seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every
+    // later request's on this link) set the truth, or end the link or the session as awaiting them would.
+    const learnt = learnFeatures(conn, this.#o.servers, this.send, {
+      learnt: (f) => {
+        if (this.sessionConn() === conn) this.features = f;
+      },
+      failed: (e) => {
+        if (this.phase.kind === "closing" || this.phase.kind === "ended") return; // dropped by close(), or moot
+        if (e instanceof ZooKeeperError && this.sessionConn() === conn) this.end("authFailed", e.code, e.message);
+        else conn.close(e.message); // downgraded to 3.4: reconnect and probe one at a time
+      },
+    });
+    if (learnt instanceof Promise) return this.primeProbed(conn, learnt);
+    this.features = learnt;
+    return this.primed(conn);
+  }
+
+  /** prime() once the probes of a server not seen before (or seen at 3.4) are answered. */
+  private async primeProbed(conn: Connection, learnt: Promise<ServerFeatures>): Promise<Outcome | undefined> {
     try {
-      // A server seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every
-      // later request's on this link) set the truth, or end the link or the session as awaiting them would.
-      this.features = await learnFeatures(conn, this.#o.servers, this.send, {
-        learnt: (f) => {
-          if (this.sessionConn() === conn) this.features = f;
-        },
-        failed: (e) => {
-          if (this.phase.kind === "closing" || this.phase.kind === "ended") return; // dropped by close(), or moot
-          if (e instanceof ZooKeeperError && this.sessionConn() === conn) this.end("authFailed", e.code, e.message);
-          else conn.close(e.message); // downgraded to 3.4: reconnect and probe one at a time
-        },
-      });
+      this.features = await learnt;
     } catch (e) {
       if (e instanceof ZooKeeperError) return { kind: "fatal", state: "authFailed", code: e.code, reason: e.message };
       return { kind: "failed", error: new Error("connection lost while priming") };
     }
+    return this.primed(conn);
+  }
+
+  /** The end of prime(): the link must still be up, then the SetWatches batches. */
+  private primed(conn: Connection): Outcome | undefined {
     if (conn.isClosed || !this.dialling) return { kind: "failed", error: new Error("connection lost while priming") };
     // Relative to the last zxid of a reply to the caller's requests (Pending.tracksZxid): the probes' and
     // SetWatches' replies never move it, or a link cut after them and before the catch-up notifications would lose them.
@@ -519,7 +543,7 @@ export class Session implements AttemptOwner {
   /** Ends the session on the server (closeSession) and stops. */
   async close(): Promise<void> {
     const p = this.phase;
-    if (p.kind === "closing" || p.kind === "ended") return this.loop?.catch(() => {});
+    if (p.kind === "closing" || p.kind === "ended") return this.loop?.catch(ignore);
     // From here on the server's close of the socket is expected: no "disconnected", no reconnect.
     this.transition({ kind: "closing", was: this.shown, conn: p.kind === "connected" ? p.conn : p.attempt });
     const conn = this.liveConn();
@@ -528,9 +552,17 @@ export class Session implements AttemptOwner {
       // The answer (or the link's end) is awaited at most 5 s, or the session timeout if shorter: the
       // connection's tick watches that (no timer of its own; up to one tick, at most 1 s, later).
       conn.endWithin(Math.min(this.negotiatedTimeout || 5000, 5000));
-      await this.send(Ops.closeSession, undefined, { op: "close", lane: "own", via: conn }).catch(() => {});
+      try {
+        await this.send(Ops.closeSession, undefined, { op: "close", lane: "own", via: conn });
+      } catch {
+        // Its answer or the link's end: either way the session ends now.
+      }
     }
     this.end("closed", ErrorCode.SESSIONEXPIRED, CLOSED_REASON);
-    await this.loop?.catch(() => {});
+    try {
+      await this.loop; // awaited here, not through a .catch()'s promise
+    } catch {
+      // nothing to add: the session has ended
+    }
   }
 }

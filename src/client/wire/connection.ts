@@ -69,7 +69,6 @@ export class Connection implements LinkHandlers {
   private readonly decoder: FrameDecoder;
   private readonly log: Logger;
   private readonly clock: Clock;
-  private readonly now: () => number;
   private readonly inFlight = new Fifo<Pending>();
   private readonly authInFlight = new Fifo<Pending>();
   /** connect()'s promise while the ConnectResponse is awaited (its deadline is the attempt's: dial.ts). */
@@ -103,7 +102,7 @@ export class Connection implements LinkHandlers {
   private endBy = Number.POSITIVE_INFINITY;
   private endWait = 0;
   private closedReason: string | null = null;
-  private onEnd: (reason: string) => void = () => {};
+  private onEnd: (reason: string) => void = ignore;
   /** Resolves (with the reason) once the connection has ended, for any reason. */
   readonly closed: Promise<string> = new Promise<string>((resolve) => (this.onEnd = resolve));
 
@@ -114,8 +113,11 @@ export class Connection implements LinkHandlers {
     this.reader = new JuteReader(NOTHING, 0, 0, this.decoder.maxFrameSize * 2);
     this.log = opts.logger;
     this.clock = opts.clock ?? systemClock;
-    this.now = () => this.clock.now();
     this.lastRecv = this.lastSend = this.now();
+  }
+
+  private now(): number {
+    return this.clock.now();
   }
 
   /** The link, once the Transport has opened it: closed at once when the connection ended first. */

@@ -1,4 +1,8 @@
 // A FIFO with a moving head: O(1) shift without Array.prototype.shift's copying.
+
+/** What an empty queue's drain() returns: one array for all (its callers only read it). */
+const NONE: readonly never[] = [];
+
 export class Fifo<T> {
   private items: (T | undefined)[] = [];
   private head = 0;
@@ -34,12 +38,12 @@ export class Fifo<T> {
   }
 
   /** Empties the queue and returns what it held, oldest first. */
-  drain(): T[] {
+  drain(): readonly T[] {
     if (this.head >= this.items.length) {
-      // Nearly every drain (a connection's close, a session's end) finds nothing: no slice for that.
+      // Nearly every drain (a connection's close, a session's end) finds nothing: no slice, nor array, for that.
       if (this.items.length > 0) this.items = [];
       this.head = 0;
-      return [];
+      return NONE;
     }
     const out = this.items.slice(this.head) as T[];
     this.items = [];
