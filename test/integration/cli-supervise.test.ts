@@ -418,6 +418,8 @@ describe("zkts elect / zkts lock: supervised children (real server)", () => {
       const [node] = await children(path);
       await zk.delete(`${path}/${node}`);
       const second = await kids.started(2);
+      // The child's own line can come before the supervisor's child-started (Deno, fresh-clone CI of a44b459).
+      await until("the supervisor to report the second child", () => s.childPids().includes(second.pid));
       const revoked = event(s, "revoked")!;
       assert.equal(revoked.reason, "deleted");
       assert.equal(revoked.killInMs, GRACE);

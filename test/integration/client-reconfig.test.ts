@@ -27,7 +27,11 @@ describeFrom("3.5", "reconfig on a dynamic ensemble", () => {
   });
 
   itFrom("3.5", "adds a fourth server and removes one while clients run; watchers and host lists follow", async () => {
-    const admin = await ZooKeeper.connect(ens.connectString([1, 2, 3]), { sessionTimeout: 10_000 });
+    // admin manages by hand what it tests (getConfig, reconfig): with the ensemble tracked (the default), the join
+    // of server 4 rebalances it onto the new server one time in four, and a call in flight then fails CONNECTIONLOSS
+    // (fresh-clone CI of a44b459: the getConfig after the join), as with the Java client's updateServerList. The
+    // tracker has its own tests (ensemble-tracker.test.ts).
+    const admin = await ZooKeeper.connect(ens.connectString([1, 2, 3]), { sessionTimeout: 10_000, trackEnsemble: false });
     const lone = await ZooKeeper.connect(ens.connectString([1]), { sessionTimeout: 10_000 });
     clients.push(admin, lone);
     await admin.create(root);
