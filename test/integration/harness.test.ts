@@ -13,6 +13,7 @@ import { LocalServer, StartError } from "../support/servers/zk-local.ts";
 import { freePorts } from "../support/servers/zk-ports.ts";
 import { serverLine } from "../support/servers/zk-line.ts";
 import { requestedLine } from "../support/servers/zk-lines.ts";
+import { fourLetterWordAt } from "../support/sessions.ts";
 import { until } from "../support/wait.ts";
 
 const T = 60_000; // per test; Bun would default to 5 s
@@ -273,7 +274,7 @@ describe("zk harness: cleanup and failures", () => {
   it("servers die with their process, even on SIGKILL", async () => {
     const { child, info } = await sharedMain([], "pipe");
     assert.ok(alive(info.pid));
-    assert.match(await fourLetterWord("127.0.0.1", Number(info.connectString.split(":")[1]), "srvr"), /Mode: standalone/);
+    assert.match(await fourLetterWordAt(info.connectString, "srvr"), /Mode: standalone/);
     child.kill("SIGKILL"); // no exit hook runs: the watchdog must do it
     await until("JVM gone", () => !alive(info.pid), 10_000);
     await until("dir removed", () => !existsSync(info.dir), 10_000);
