@@ -45,7 +45,8 @@ async function storm(arm: (path: string, fired: () => void) => Promise<unknown>,
 }
 
 if (client === "ts") {
-  const open = (): Promise<ZooKeeper> => ZooKeeper.connect(cs, { sessionTimeout: 30_000, ...(loopback ? { transport } : {}) });
+  // trackEnsemble as the real server's runs have it: on by default, which a custom transport (the stand-in) turns off.
+  const open = (): Promise<ZooKeeper> => ZooKeeper.connect(cs, { sessionTimeout: 30_000, ...(loopback ? { transport, trackEnsemble: true } : {}) });
   if (op === "connect") for (let i = 0; i < n; i++) await (await open()).close();
   else {
     const zk = await open();

@@ -23,6 +23,8 @@ export interface Clock {
   wallTime?(): number;
 }
 
+import { clearImmediate, setImmediate } from "node:timers";
+
 // Read once: Node's globalThis.performance is an accessor, a getter call on every reading of the clock otherwise.
 const perf = globalThis.performance;
 
@@ -33,6 +35,22 @@ export const systemClock: Clock = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
+
+/**
+ * Runs `fn` on a later turn of the event loop, after the promise jobs of this one: the runtime's setImmediate
+ * under `systemClock`, a 0 ms timer of any other clock (whose time then decides). Not a 0 ms timer under
+ * systemClock: Node keeps a list of timers per duration, made when the first is set and dropped when the last
+ * goes, so a timer set and cleared once per session makes and drops a list each time.
+ */
+export function nextTurn(clock: Clock, fn: () => void): TimerHandle {
+  return clock === systemClock ? setImmediate(fn) : clock.setTimeout(fn, 0);
+}
+
+/** Cancels what nextTurn(clock, …) scheduled (a handle that already ran is ignored). */
+export function cancelTurn(clock: Clock, handle: TimerHandle): void {
+  if (clock === systemClock) clearImmediate(handle as ReturnType<typeof setImmediate>);
+  else clock.clearTimeout(handle);
+}
 
 /**
  * `clock` whose timers call `onLate` first when they fire more than `lateMs` after they were due: the

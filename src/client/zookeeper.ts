@@ -23,7 +23,7 @@ import { Session } from "./session/session.ts";
 import { parsedConnectString } from "./session/hosts.ts";
 import { type DnsSrvRefresh, startDnsSrv } from "./session/dns-srv.ts";
 import { Transaction } from "./transaction.ts";
-import type { Clock, TimerHandle } from "./clock.ts";
+import { type Clock, type TimerHandle, cancelTurn, nextTurn } from "./clock.ts";
 import { readTimeoutFor } from "./wire/liveness.ts";
 import { type InternalOptions, sessionOptions } from "./session/session-options.ts";
 import type { CallOptions, ClientSummary, ConnectOptions, CreateOptions, Data, Logger, OpResult, ReadOptions, SessionState, WatchedEvent, Watcher, WriteOptions } from "./types.ts";
@@ -83,12 +83,15 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   /** close() was called: the lease is over ("closing" was emitted), whatever the session still reads. */
   private closeCalled = false;
   private readonly identities = (): string => identitiesText(this.credentials);
-  /** Follows /zookeeper/config (trackEnsemble); null when off from the start. */
+  /** Follows /zookeeper/config (trackEnsemble); made when it starts (null until then, and when off). */
   private tracker: EnsembleTracker | null = null;
   /** A dns-srv:// connect string's periodic SRV lookup (null for a plain connect string). */
   private srvRefresh: DnsSrvRefresh | null = null;
   /** The tracker's start, due on the next turn of the event loop after connect() (null once started, or when off). */
   private trackerStart: TimerHandle | null = null;
+  /** The connect string the tracker compares with the config (until it starts), and whether the links are TLS. */
+  private trackFrom = "";
+  private trackTls = false;
 
   private constructor(connectString: string, options: InternalOptions) {
     super();
@@ -181,10 +184,28 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
       if (options.trackEnsemble === undefined) this.log.info("zookeeper: ensemble tracking off: a custom transport (trackEnsemble: true turns it on)");
       return;
     }
-    this.tracker = new EnsembleTracker({
+    this.trackFrom = connectString;
+    this.trackTls = options.tls !== undefined && options.tls !== false;
+    // After the caller's continuation of connect(), so its listeners hear the first event; on the client's clock (its one
+    // seam for time). A close() before then cancels it: a closing session has no config to read. The tracker is made
+    // then (most short sessions close before: nothing is built for them).
+    this.trackerStart = nextTurn(this.clock, () => {
+      this.trackerStart = null;
+      const state = this.state;
+      if (state !== "expired" && state !== "closed" && state !== "authFailed") this.startedTracker().start();
+    });
+  }
+
+  /** The tracker, made now (its start was due: cancelled if still to come). */
+  private startedTracker(): EnsembleTracker {
+    if (this.trackerStart !== null) {
+      cancelTurn(this.clock, this.trackerStart);
+      this.trackerStart = null;
+    }
+    return (this.tracker = new EnsembleTracker({
       calls: this.calls,
-      given: parsedConnectString(connectString).hosts.map(hostText),
-      tls: options.tls !== undefined && options.tls !== false,
+      given: parsedConnectString(this.trackFrom).hosts.map(hostText),
+      tls: this.trackTls,
       features: () => this.session.features,
       apply: (hosts) => this.session.updateHosts(hosts),
       report: (event) => {
@@ -192,14 +213,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
         else this.log.info(`zookeeper: ensemble ${event.type} ${event.connectString}${event.type === "updated" && event.moved ? " (moving)" : ""}`);
         emitIsolated(this, this, "ZooKeeper", "ensemble", event);
       },
-    });
-    const tracker = this.tracker;
-    // After the caller's continuation of connect(), so its listeners hear the first event; on the client's clock (its one
-    // seam for time). A close() before then cancels it: a closing session has no config to read.
-    this.trackerStart = this.clock.setTimeout(() => {
-      this.trackerStart = null;
-      tracker.start();
-    }, 0);
+    }));
   }
 
   /** The session's current state. */
@@ -277,7 +291,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     try {
       this.srvRefresh?.stop();
       if (this.trackerStart !== null) {
-        this.clock.clearTimeout(this.trackerStart);
+        cancelTurn(this.clock, this.trackerStart);
         this.trackerStart = null;
       }
       if (!this.closeCalled) {
@@ -615,7 +629,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
       throw badArguments(e instanceof ProtocolError ? e.message : String(e), "updateServerList");
     }
     // The caller manages the list from now on: a tracker would undo it at the next config change.
-    this.tracker?.off("updateServerList() was called: the caller manages the host list");
+    (this.trackerStart !== null ? this.startedTracker() : this.tracker)?.off("updateServerList() was called: the caller manages the host list");
     this.session.updateHosts(hosts);
   }
 

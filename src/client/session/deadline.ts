@@ -38,8 +38,8 @@ export class ConnectDeadline implements DialDeadline {
    * connect() starts: its deadline is `ms` from now. The timer is armed by the first attempt (or by watch()),
    * so that a session that connects at its first try sets one timer for both deadlines.
    */
-  start(ms: number): void {
-    this.connectAt = this.clock.now() + ms;
+  start(ms: number, now: number = this.clock.now()): void {
+    this.connectAt = now + ms;
   }
 
   /** connect()'s deadline is watched from now on, before any attempt's (a SASL login's KDC exchange comes first). */

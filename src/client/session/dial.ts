@@ -11,7 +11,7 @@ import { tickForTimeout } from "../wire/liveness.ts";
 import type { Clock } from "../clock.ts";
 import { type SaslClient, type SaslFactory, SaslRefused } from "../sasl/exchange.ts";
 import { EXPIRED_ADVICE, type EndState } from "./session-states.ts";
-import { type Dialer, type Resolver, dialWithin } from "../transport/transport.ts";
+import { type Dialer, type Resolver, dialSocket, dialWithin } from "../transport/transport.ts";
 import type { ConnectDeadline } from "./deadline.ts";
 import type { Logger, TlsSetting } from "../types.ts";
 
@@ -56,8 +56,8 @@ export interface AttemptOwner extends ConnectionOwner {
   attemptStopped(): boolean;
   /** The attempt's connection exists (so ending the session can close it). */
   attempting(c: Connection): void;
-  /** The handshake is accepted: learn the session's id, password and timeout. */
-  accepted(res: ConnectResponse): void;
+  /** The handshake is accepted (its answer read at clock time `heardAt`): learn the session's id, password and timeout. */
+  accepted(res: ConnectResponse, heardAt: number): void;
 }
 
 /** A new session's ConnectRequest password: 16 zero bytes (only ever read). */
@@ -90,7 +90,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
     // GSSAPI names the server's principal from one address of the host's name: the dial goes there (the name kept for TLS).
     const address = mech?.address;
     const resolver = address === undefined ? x.resolver : (): Promise<string[]> => Promise.resolve([address]);
-    c.attach(await dialWithin(x.deadline, perHost, host, x.tls, (target, request) => x.dialer(target, c, request), resolver));
+    c.attach(await dialWithin(x.deadline, perHost, host, x.tls, (target, request) => x.dialer(target, c, request), resolver, x.dialer === dialSocket));
     if (x.session.attemptStopped()) {
       c.close("the session ended while connecting");
       return { kind: "stopped" };
@@ -120,7 +120,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
     c.close("server answered with another session");
     return { kind: "fatal", state: "expired", code: ErrorCode.SESSIONEXPIRED, reason: `server 0x${res.sessionId.toString(16)} answered for session 0x${id.toString(16)}; ${EXPIRED_ADVICE}` };
   }
-  x.session.accepted(res);
+  x.session.accepted(res, c.lastReceived);
   c.startTimers(res.timeOut);
   return { kind: "established", conn: c, res, mech };
 }

@@ -61,8 +61,13 @@ export class Session implements AttemptOwner {
   private readonly hosts: HostList;
   private readonly queue: WaitQueue;
   readonly #auths: AuthEntry[] = [];
-  /** connect()'s promise: settled by the first "connected" or by the end, whichever comes first. */
-  private readonly first: { promise: Promise<void>; resolve(): void; reject(e: Error): void; settled: boolean };
+  /**
+   * connect()'s promise, made by start(): settled by the first "connected" or by the end, whichever comes first
+   * (`firstDone` then; nothing to settle before start(), which connect() calls in the turn it makes the session).
+   */
+  private firstResolve: (() => void) | null = null;
+  private firstReject: ((e: Error) => void) | null = null;
+  private firstDone = false;
   /** Made by the loop's first sleep (most sessions never sleep); aborted when closing or ended, to wake it. */
   private halt: AbortController | null = null;
   private xid = 1;
@@ -85,19 +90,12 @@ export class Session implements AttemptOwner {
     this.timers = lateAware(this.clock, this.resumed);
     this.queue = new WaitQueue(this.timers);
     this.deadline = new ConnectDeadline(this.timers, this);
-    this.lastHeard = this.clock.now();
+    this.lastHeard = Number.NEGATIVE_INFINITY; // start() reads the clock
     this.hosts = new HostList(o.hosts);
     // A user-supplied id is a global session.
     if (o.sessionId !== undefined && o.sessionId !== 0n) this.#identity = { id: o.sessionId, password: o.sessionPassword ?? new Uint8Array(16), global: true };
     // The password lives in #identity only (private fields stay out of util.inspect and JSON): not in the options kept.
     o.sessionPassword = undefined;
-    let resolve: () => void = ignore;
-    let reject: (e: Error) => void = ignore;
-    const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-    promise.catch(ignore); // start() hands it out; before that nobody is waiting
-    // Named properties, not a spread of the settle functions: a spread runs V8's generic CopyDataProperties once
-    // per session, where a literal is a fixed shape.
-    this.first = { promise, settled: false, resolve, reject };
   }
 
   get log(): Logger {
@@ -157,9 +155,15 @@ export class Session implements AttemptOwner {
 
   /** Runs the connect loop; resolves once the first session is established. */
   start(): Promise<void> {
-    this.deadline.start(this.#o.connectTimeout);
+    const now = this.clock.now();
+    this.lastHeard = now;
+    this.deadline.start(this.#o.connectTimeout, now);
+    const promise = new Promise<void>((resolve, reject) => {
+      this.firstResolve = resolve;
+      this.firstReject = reject;
+    });
     this.loop = this.run();
-    return this.first.promise;
+    return promise;
   }
 
   /** connect()'s deadline passed (ConnectDeadline calls it). */
@@ -184,10 +188,7 @@ export class Session implements AttemptOwner {
       this.halt?.abort("the session is closing");
       this.#o.sasl?.close?.(); // GSSAPI: the TGT renewal timer
     }
-    if (next.kind === "connected" && !this.first.settled) {
-      this.firstSettled();
-      this.first.resolve();
-    }
+    if (next.kind === "connected" && !this.firstDone) this.firstSettled(null);
     if (next.kind === "ended") this.failEverything(prev, next);
     const shown = publicState(next);
     if (shown !== this.shown) {
@@ -209,16 +210,18 @@ export class Session implements AttemptOwner {
     let err: ZooKeeperError | null = null;
     const error = (): ZooKeeperError => (err ??= new ZooKeeperError(end.code, end.reason));
     for (const a of this.#auths) for (const w of a.waiters.splice(0)) w.reject(error());
-    if (!this.first.settled) {
-      this.firstSettled();
-      this.first.reject(error());
-    }
+    if (!this.firstDone) this.firstSettled(error());
   }
 
-  /** connect()'s promise is about to settle: the connect timeout has done its part. */
-  private firstSettled(): void {
-    this.first.settled = true;
+  /** connect()'s promise settles (with `error`, or resolves): the connect timeout has done its part. */
+  private firstSettled(error: Error | null): void {
+    this.firstDone = true;
     this.deadline.settled();
+    const resolve = this.firstResolve;
+    const reject = this.firstReject;
+    this.firstResolve = this.firstReject = null;
+    if (error === null) resolve?.();
+    else reject?.(error);
   }
 
   /** Enters the final state (once): fails everything, tells every watcher, stops the loop. */
@@ -358,12 +361,12 @@ export class Session implements AttemptOwner {
   }
 
   /** The handshake is accepted: the session's id, password and timeout. */
-  accepted(res: ConnectResponse): void {
+  accepted(res: ConnectResponse, heardAt: number): void {
     this.negotiatedTimeout = res.timeOut;
     // The identity the attempt was made with (accepted() is the only change to it while an attempt runs).
     const id = this.#identity;
     this.#identity = { id: res.sessionId, password: res.passwd, global: (id?.global ?? false) || !res.readOnly };
-    this.lastHeard = this.clock.now();
+    this.lastHeard = heardAt;
     const p = this.phase;
     if (p.kind === "disconnected" && p.expiry !== null) {
       this.timers.clearTimeout(p.expiry);

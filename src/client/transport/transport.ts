@@ -238,7 +238,8 @@ export type Resolver = (host: string) => Promise<string[]>;
  * link that comes later. The deadline is its owner's to stop (after a failed dial, or what follows a link). Within the
  * same deadline, first: a `tls` function or TlsOptions naming files are loaded for this dial (tls-files.ts), and
  * with a `resolver` a host name is resolved, the dial then going to one of its addresses (the name kept as TLS
- * `servername`). A name that does not resolve rejects with code ENOTFOUND.
+ * `servername`). A name that does not resolve rejects with code ENOTFOUND. `heeds`: `dial` is the default transport's,
+ * which rejects with the request's reason when it is cancelled (and closes what it opened), so its promise is used as it is.
  */
 export function dialWithin(
   deadline: DialDeadline,
@@ -247,9 +248,10 @@ export function dialWithin(
   tls: TlsSetting | undefined,
   dial: (target: HostPort, request: DialRequest) => Promise<Link>,
   resolver?: Resolver,
+  heeds = false,
 ): Promise<Link> {
   const byName = resolver !== undefined && isIP(target.host) === 0;
-  if (!byName && !tlsNeedsLoading(tls)) return dialNow(deadline, ms, target, tls, dial);
+  if (!byName && !tlsNeedsLoading(tls)) return dialNow(deadline, ms, target, tls, dial, heeds);
   return new Promise<Link>((resolve, reject) => {
     let expired = false;
     deadline.expireWith(() => {
@@ -259,7 +261,7 @@ export function dialWithin(
     Promise.all([tlsNeedsLoading(tls) ? loadTls(tls) : tls, byName ? resolveHost(resolver, target) : target]).then(
       ([options, address]) => {
         if (expired) return;
-        dialNow(deadline, ms, address, address === target ? options : named(options, target.host), dial).then(resolve, reject);
+        dialNow(deadline, ms, address, address === target ? options : named(options, target.host), dial, heeds).then(resolve, reject);
       },
       reject,
     );
@@ -295,8 +297,15 @@ function dialNow(
   target: HostPort,
   tls: boolean | TlsOptions | undefined,
   dial: (target: HostPort, request: DialRequest) => Promise<Link>,
+  heeds: boolean,
 ): Promise<Link> {
   const cancel = new DialRequest(tls, ms);
+  if (heeds) {
+    // The default transport (dialSocket) rejects with the request's reason once it is cancelled, and closes its socket:
+    // its own promise is the dial's (no second promise, no closure to close a late link).
+    deadline.expireWith(() => cancel.cancel(new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`)));
+    return dial(target, cancel);
+  }
   return new Promise<Link>((resolve, reject) => {
     deadline.expireWith(() => {
       const e = new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`);

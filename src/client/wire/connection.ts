@@ -113,7 +113,7 @@ export class Connection implements LinkHandlers {
     this.reader = new JuteReader(NOTHING, 0, 0, this.decoder.maxFrameSize * 2);
     this.log = opts.logger;
     this.clock = opts.clock ?? systemClock;
-    this.lastRecv = this.lastSend = this.now();
+    // lastRecv and lastSend start with the ConnectRequest (connect()): nothing reads them before.
   }
 
   private now(): number {
@@ -228,7 +228,7 @@ export class Connection implements LinkHandlers {
       // "expired" closes at once and a concurrent write could provoke an RST that eats the answer.
       // One reading of the clock for both: the request is sent as it is written.
       const at = this.now();
-      this.handshakeSentAt = at;
+      this.handshakeSentAt = this.lastRecv = at;
       this.writeNow(encodeFrame((w) => writeConnectRequest(w, req)), at);
     });
   }
@@ -237,7 +237,7 @@ export class Connection implements LinkHandlers {
   startTimers(negotiatedTimeout: number): void {
     this.readTimeout = readTimeoutFor(negotiatedTimeout);
     this.pingInterval = pingIntervalFor(this.readTimeout);
-    this.schedule();
+    this.schedule(this.now());
   }
 
   /**
@@ -256,11 +256,11 @@ export class Connection implements LinkHandlers {
     return true;
   }
 
-  private schedule(): void {
+  private schedule(now: number): void {
     if (this.closedReason !== null) return;
     const tick = tickFor(this.pingInterval);
     this.tickMs = tick;
-    this.lastTick = this.now();
+    this.lastTick = now;
     this.timer = this.clock.setTimeout(() => this.onTick(), tick);
     // The socket keeps the process alive while connected; the timer must not on its own.
     (this.timer as { unref?: () => void }).unref?.();
@@ -281,7 +281,7 @@ export class Connection implements LinkHandlers {
     if (now - this.lastSend >= this.pingInterval && this.endBy === Number.POSITIVE_INFINITY) {
       this.send(new Pending(Ops.ping, PING_FRAME, PING, PING_CONTEXT, ignore, ignore)); // its frame never changes (its xid is fixed)
     }
-    this.schedule();
+    this.schedule(now);
   }
 
   /**
@@ -348,10 +348,11 @@ export class Connection implements LinkHandlers {
 
   private readonly flushTask = (): void => {
     this.flushScheduled = false;
-    this.flush();
+    this.flush(this.batchAt); // in the turn the batch was gathered: its clock reading is the write's
   };
 
-  private flush(): void {
+  /** Writes what the outbox holds, at clock time `sentAt` (read now when not given). */
+  private flush(sentAt?: number): void {
     while (!this.blocked && this.outbox.length > 0 && this.closedReason === null) {
       let batch: Uint8Array;
       if (this.outbox.length === 1) {
@@ -373,7 +374,7 @@ export class Connection implements LinkHandlers {
         this.outboxBytes -= size;
         this.written += n;
       }
-      this.writeNow(batch);
+      this.writeNow(batch, sentAt ?? this.now());
     }
   }
 
