@@ -3,7 +3,7 @@
 // is handed out as a view of its chunk, a split one is copied once into a buffer of its exact size.
 import { OpCode, Xid } from "./constants.ts";
 import { ProtocolError, ProtocolErrorKind } from "./errors.ts";
-import { DEFAULT_MAX_BUFFER, JuteWriter } from "./jute.ts";
+import { DEFAULT_MAX_BUFFER, JuteWriter, frameArenaWriter } from "./jute.ts";
 
 export class FrameDecoder {
   readonly maxFrameSize: number;
@@ -104,10 +104,10 @@ export class FrameDecoder {
 
 /**
  * The writer frames are encoded with unless one is given. Encoding is synchronous and runs no caller code, and
- * every frame is copied out of the writer (toBytes), so one per process does: a writer per session or per frame
- * was two buffers outside V8's heap to allocate, account and sweep per connect + close.
+ * every frame is handed out by toBytes (written in place in the frames arena: no copy), so one per process does: a
+ * writer per session or per frame was two buffers outside V8's heap to allocate, account and sweep per connect + close.
  */
-export const frameWriter: JuteWriter = new JuteWriter();
+export const frameWriter: JuteWriter = frameArenaWriter();
 
 /** Encodes one length-prefixed frame whose payload `write` produces. */
 export function encodeFrame(write: (w: JuteWriter) => void, w: JuteWriter = frameWriter): Uint8Array {

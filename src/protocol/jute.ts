@@ -22,19 +22,45 @@ export const DEFAULT_MAX_BUFFER = 0xfffff;
 // every test file in one process).
 const BlockArray = Uint8Array;
 
-class Arena {
+export class Arena {
   /** The largest request served from a block; anything longer gets an array of its own. */
   readonly max: number;
   private readonly size: number;
   // The block's ArrayBuffer, not a typed array of it: a view made with the constructor is cheaper than
   // subarray() (no species lookup), and a detached block reads byteLength 0.
   private block: ArrayBuffer;
-  private at = 0;
+  /** The first byte of the current block not handed out yet (a multiple of 8). */
+  at = 0;
+  /** The whole current block, as bytes and as a DataView, for a writer that writes in place (made once per block). */
+  bytes: Uint8Array | null = null;
+  view: DataView | null = null;
 
   constructor(size: number, max: number) {
     this.size = size;
     this.max = max;
     this.block = new ArrayBuffer(size);
+  }
+
+  /**
+   * Readies `bytes` and `view` over a block with room from `at` (a block a caller detached is replaced); with
+   * `fresh`, over a new block (what is written past `at` of the old one is left behind).
+   */
+  open(fresh: boolean): void {
+    if (fresh || this.block.byteLength === 0) {
+      this.block = new ArrayBuffer(this.size);
+      this.at = 0;
+      this.bytes = null;
+    }
+    if (this.bytes === null) {
+      this.bytes = new BlockArray(this.block);
+      this.view = new DataView(this.block);
+    }
+  }
+
+  /** Hands out [start, end) of the current block, written in place by a writer (see open). */
+  commit(start: number, end: number): Uint8Array {
+    this.at = (end + 7) & ~7;
+    return new BlockArray(this.block, start, end - start);
   }
 
   /** `n` bytes, not zeroed: a view of the current block, or of a new one when it is full or was detached. */
@@ -43,6 +69,7 @@ class Arena {
     let at = this.at;
     if (at + n > this.size || this.block.byteLength === 0) {
       this.block = new ArrayBuffer(this.size);
+      this.bytes = null;
       at = 0;
     }
     this.at = (at + n + 7) & ~7;
@@ -79,25 +106,65 @@ export class JuteWriter {
   private buf: Uint8Array;
   private view: DataView;
   private pos = 0;
+  /** Where the bytes being written start in `buf`: 0, or the arena's free offset while writing in place. */
+  private base = 0;
+  /**
+   * The frames arena, for the writer of frames (frameArenaWriter): each frame is written straight into the arena's
+   * block after what it handed out, and toBytes() hands out a view of it, with no copy. A frame that does not fit
+   * the rest of the block moves to a new one; one over the arena's largest goes to the writer's own buffer.
+   */
+  private readonly arena: Arena | null;
+  /** `buf` is the arena's block (not the writer's own buffer). */
+  private inArena = false;
+  private own: Uint8Array;
+  private ownView: DataView;
 
-  constructor(initialCapacity = 256) {
-    this.buf = new Uint8Array(initialCapacity);
-    this.view = new DataView(this.buf.buffer);
+  constructor(initialCapacity = 256, arena: Arena | null = null) {
+    this.buf = this.own = new Uint8Array(initialCapacity);
+    this.view = this.ownView = new DataView(this.buf.buffer);
+    this.arena = arena;
   }
 
   get length(): number {
-    return this.pos;
+    return this.pos - this.base;
   }
 
   private ensure(extra: number): void {
     const need = this.pos + extra;
     if (need <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < need) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-    this.view = new DataView(next.buffer);
+    const size = need - this.base; // this frame's bytes once `extra` more are written
+    const a = this.arena;
+    if (this.inArena && a !== null && size <= a.max) {
+      // The rest of the block is too short: the bytes so far go to the start of a new block.
+      const written = this.buf.subarray(this.base, this.pos);
+      a.open(true);
+      a.bytes!.set(written, 0);
+      this.useArena(a, written.length);
+      return;
+    }
+    // The writer's own buffer, grown to hold `size`, the bytes so far at its start.
+    let cap = Math.max(this.own.length, 1);
+    while (cap < size) cap *= 2;
+    const next = cap === this.own.length ? this.own : new Uint8Array(cap);
+    if (this.inArena || next !== this.own) next.set(this.buf.subarray(this.base, this.pos));
+    this.pos -= this.base;
+    this.base = 0;
+    this.inArena = false;
+    if (next !== this.own) {
+      this.own = next;
+      this.ownView = new DataView(next.buffer);
+    }
+    this.buf = this.own;
+    this.view = this.ownView;
+  }
+
+  /** Writes in place in `a`'s current block from its free offset, `written` bytes of this frame already there. */
+  private useArena(a: Arena, written: number): void {
+    this.buf = a.bytes!;
+    this.view = a.view!;
+    this.base = a.at;
+    this.pos = a.at + written;
+    this.inArena = true;
   }
 
   int(v: number): this {
@@ -165,35 +232,53 @@ export class JuteWriter {
     return this;
   }
 
-  /** Reserves the 4-byte frame length; finishFrame patches it. */
+  /** Reserves the 4-byte frame length; finishFrame patches it. Returns its offset from the start of what is written. */
   beginFrame(): number {
-    const at = this.pos;
+    const at = this.pos - this.base;
     this.int(0);
     return at;
   }
 
   finishFrame(at: number): void {
-    this.view.setInt32(at, this.pos - at - 4);
+    this.view.setInt32(this.base + at, this.pos - this.base - at - 4);
   }
 
-  /** A copy of the bytes written so far (for a frame of up to 8 KB, a view of a shared block: see `frameBytes`). */
+  /**
+   * The bytes written so far, to keep: for a frame of up to 8 KB a view of a shared block (see `frameBytes`), written
+   * there in place by the frames writer (frameArenaWriter), else a copy. The writer must be reset before it writes again.
+   */
   toBytes(): Uint8Array {
-    return frames.copy(this.buf, 0, this.pos);
+    if (this.inArena) {
+      this.inArena = false;
+      return this.arena!.commit(this.base, this.pos);
+    }
+    return frames.copy(this.buf, this.base, this.pos - this.base);
   }
 
   /** The bytes written so far without copying; valid until the next write or reset. */
   written(): Uint8Array {
-    return this.buf.subarray(0, this.pos);
+    return this.buf.subarray(this.base, this.pos);
   }
 
   reset(): void {
+    const a = this.arena;
+    if (a !== null) {
+      a.open(false);
+      this.useArena(a, 0);
+      return;
+    }
     this.pos = 0;
     // A writer that once held a big frame (up to jute.maxbuffer, 1 MB) does not keep that buffer for good.
     if (this.buf.length > SHRINK_ABOVE) {
-      this.buf = new Uint8Array(256);
-      this.view = new DataView(this.buf.buffer);
+      this.buf = this.own = new Uint8Array(256);
+      this.view = this.ownView = new DataView(this.buf.buffer);
     }
   }
+}
+
+/** The writer of frames to send: written in place in the frames arena (see JuteWriter.arena), for frameWriter. */
+export function frameArenaWriter(): JuteWriter {
+  return new JuteWriter(256, frames);
 }
 
 /** reset() gives back a buffer grown beyond this. */

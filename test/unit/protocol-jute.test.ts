@@ -10,6 +10,8 @@ import {
   JuteWriter,
   OpCode,
   ProtocolError,
+  encodeFrame,
+  frameBytes,
   ProtocolErrorKind,
   readConnectResponse,
   readMultiRequest,
@@ -249,6 +251,43 @@ describe("Jute primitives against DataView and TextEncoder", () => {
     structuredClone(first.buffer, { transfer: [first.buffer as ArrayBuffer] });
     assert.equal(first.byteLength, 0, "the transfer detached it");
     assert.deepEqual(r.buffer(), new Uint8Array([4, 5]));
+  });
+
+  it("writes frames in place in the frames arena: the bytes a copying writer makes, none changed by later frames, takes or a detach", () => {
+    // The frames writer writes each frame after what the arena handed out and hands out a view of it (no copy):
+    // a frame that outgrows the rest of a 64 KB block moves to a new one, one over 8 KB goes to the writer's own buffer.
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant("frame" as const), parts: fc.array(fc.oneof(fc.integer({ min: 0, max: 9000 }), fc.string({ maxLength: 40 })), { maxLength: 6 }), fill: fc.integer({ min: 0, max: 255 }) }),
+      fc.record({ kind: fc.constant("take" as const), n: fc.integer({ min: 1, max: 9000 }), fill: fc.integer({ min: 0, max: 255 }) }),
+      fc.record({ kind: fc.constant("detach" as const), which: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 60 }), (steps) => {
+        let kept: { bytes: Uint8Array; want: string }[] = [];
+        for (const st of steps) {
+          if (st.kind === "frame") {
+            const write = (w: JuteWriter): void => {
+              for (const p of st.parts) {
+                if (typeof p === "string") w.ustring(p);
+                else w.buffer(new Uint8Array(p).fill(st.fill)).int(p);
+              }
+            };
+            const bytes = encodeFrame(write);
+            const want = hex(encodeFrame(write, new JuteWriter(1)));
+            assert.equal(hex(bytes), want);
+            kept.push({ bytes, want });
+          } else if (st.kind === "take") {
+            frameBytes(st.n).fill(st.fill);
+          } else if (kept.length > 0) {
+            const k = kept[st.which % kept.length]!;
+            if (k.bytes.byteLength > 0) structuredClone(k.bytes.buffer, { transfer: [k.bytes.buffer as ArrayBuffer] });
+            kept = kept.filter((o) => o.bytes.byteLength > 0); // it, and the frames that shared its block
+          }
+          for (const k of kept) assert.equal(hex(k.bytes), k.want);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("reads times (longNumber) as Number of the long, negative ones too", () => {

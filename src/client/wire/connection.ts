@@ -73,8 +73,12 @@ export class Connection implements LinkHandlers {
   private readonly authInFlight = new Fifo<Pending>();
   /** connect()'s promise while the ConnectResponse is awaited (its deadline is the attempt's: dial.ts). */
   private handshake: { resolve(r: ConnectResponse): void; reject(e: Error): void } | null = null;
-  private outbox: Uint8Array[] = [];
-  private outboxBytes = 0;
+  /**
+   * The frames of the write being gathered: the first `outboxCount` slots (the array is kept from write to write, its
+   * written slots cleared: a new array per write was a new backing store per request at one outstanding).
+   */
+  private outbox: (Uint8Array | undefined)[] = [];
+  private outboxCount = 0;
   /** Frames queued (send) and frames handed to the link (flush), counted alike: a Pending's `seq` above `written` was never written. */
   private queued = 0;
   private written = 0;
@@ -336,8 +340,7 @@ export class Connection implements LinkHandlers {
 
   /** Adds a frame to the write being gathered (send() ran beforeNextWrite's callback first). */
   private enqueue(frame: Uint8Array): void {
-    this.outbox.push(frame);
-    this.outboxBytes += frame.length;
+    this.outbox[this.outboxCount++] = frame;
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       this.batchAt = this.now();
@@ -353,27 +356,31 @@ export class Connection implements LinkHandlers {
 
   /** Writes what the outbox holds, at clock time `sentAt` (read now when not given). */
   private flush(sentAt?: number): void {
-    while (!this.blocked && this.outbox.length > 0 && this.closedReason === null) {
+    while (!this.blocked && this.outboxCount > 0 && this.closedReason === null) {
+      const box = this.outbox;
+      const count = this.outboxCount;
       let batch: Uint8Array;
-      if (this.outbox.length === 1) {
-        batch = this.outbox[0]!;
-        this.outbox = [];
-        this.outboxBytes = 0;
-        this.written++;
+      let n = 1;
+      if (count === 1) {
+        batch = box[0]!;
+        box[0] = undefined;
       } else {
-        let n = 0;
+        n = 0;
         let size = 0;
-        while (n < this.outbox.length && (n === 0 || size + this.outbox[n]!.length <= MAX_WRITE)) size += this.outbox[n++]!.length;
+        while (n < count && (n === 0 || size + box[n]!.length <= MAX_WRITE)) size += box[n++]!.length;
         batch = frameBytes(size);
         let at = 0;
         for (let i = 0; i < n; i++) {
-          batch.set(this.outbox[i]!, at);
-          at += this.outbox[i]!.length;
+          batch.set(box[i]!, at);
+          at += box[i]!.length;
         }
-        this.outbox = n === this.outbox.length ? [] : this.outbox.slice(n);
-        this.outboxBytes -= size;
-        this.written += n;
+        // The rest to the front, the written slots cleared (a frame sent must not keep its block alive).
+        for (let i = n; i < count; i++) box[i - n] = box[i];
+        for (let i = count - n; i < count; i++) box[i] = undefined;
+        if (count === n && box.length > 1024) this.outbox = []; // after a burst: not kept at that size
       }
+      this.outboxCount = count - n;
+      this.written += n;
       this.writeNow(batch, sentAt ?? this.now());
     }
   }
@@ -457,6 +464,7 @@ export class Connection implements LinkHandlers {
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = null;
     this.outbox = [];
+    this.outboxCount = 0;
     this.beforeWrite = null;
     this.link?.close();
     this.log.debug(`zookeeper: connection closed: ${reason}`);
