@@ -4,7 +4,6 @@ import type { HostPort } from "../../protocol/connect-string.ts";
 import { DEFAULT_MAX_BUFFER } from "../../protocol/jute.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { badArguments } from "../errors.ts";
-import { fourLetterWord } from "../transport/four-letter.ts";
 import { type ServerMemory, serverMemory } from "./features.ts";
 import { type SaslFactory, saslFactory } from "../sasl/exchange.ts";
 import { type Dialer, type Resolver, type Transport, TransportDialOptions, defaultTransport, dialSocket } from "../transport/transport.ts";
@@ -48,7 +47,6 @@ export interface SessionOptions {
   onSessionEvent(state: number): void;
   /** The process resumed from a pause and is about to read what arrived meanwhile (Connection's onResume). */
   onResume?(): void;
-  fourLetter?: (host: HostPort, cmd: string) => Promise<string>;
 }
 
 /** ConnectOptions plus the internal seam kept for the simulation and the soak (a Transport as a bare function). */
@@ -110,8 +108,6 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     dialer,
     servers: options.servers ?? serverMemory(options.dialer ?? transport),
     clock,
-    // The read-only probe's four-letter words go through the same Transport and clock as the session.
-    fourLetter: (host, cmd) => fourLetterWord(dialer, clock, host, cmd, 2000, options.tls, options.resolver),
     watches: callbacks.watches,
     chroot: callbacks.chroot,
     identities: callbacks.identities,

@@ -22,6 +22,7 @@ import { type Clock, lateAware, sleepOn, systemClock } from "../clock.ts";
 import { CLOSED_REASON, EXPIRED_ADVICE, type EndState, type Phase, checkTransition, endedError, publicState } from "./session-states.ts";
 import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "../transport/tls-errors.ts";
+import { fourLetterWord } from "../transport/four-letter.ts";
 import { ConnectDeadline } from "./deadline.ts";
 import { traceConnect, tracingConnects } from "../diagnostics.ts";
 import { WaitQueue } from "./wait-queue.ts";
@@ -513,8 +514,10 @@ export class Session implements AttemptOwner {
   // --- read-only probing ---
 
   private startReadOnlyProbe(current: HostPort): ReadOnlyProbe | null {
-    const fourLetter = this.#o.fourLetter;
-    if (!fourLetter || this.hosts.size < 2) return null;
+    if (this.hosts.size < 2) return null;
+    const o = this.#o;
+    // Its four-letter words go through the same Transport and clock as the session.
+    const fourLetter = (host: HostPort, cmd: string): Promise<string> => fourLetterWord(o.dialer, this.clock, host, cmd, 2000, o.tls, o.resolver);
     return new ReadOnlyProbe({
       hosts: this.hosts.all,
       current,

@@ -70,7 +70,8 @@ export class Connection implements LinkHandlers {
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly inFlight = new Fifo<Pending>();
-  private readonly authInFlight = new Fifo<Pending>();
+  /** AuthPackets and pings awaiting their replies: made by the first (most connections send neither). */
+  private authInFlight: Fifo<Pending> | null = null;
   /** connect()'s promise while the ConnectResponse is awaited (its deadline is the attempt's: dial.ts). */
   private handshake: { resolve(r: ConnectResponse): void; reject(e: Error): void } | null = null;
   /**
@@ -94,7 +95,7 @@ export class Connection implements LinkHandlers {
   private blocked = false;
   private lastSend = 0;
   private lastRecv = 0;
-  private readonly pings = new Fifo<Pending>(); // the pings awaiting their reply
+  private pings: Fifo<Pending> | null = null;
   private handshakeSentAt = Number.NEGATIVE_INFINITY;
   private acked = Number.NEGATIVE_INFINITY;
   private tickMs = 0;
@@ -153,7 +154,7 @@ export class Connection implements LinkHandlers {
   }
 
   get pendingCount(): number {
-    return this.inFlight.length + this.authInFlight.length;
+    return this.inFlight.length + (this.authInFlight?.length ?? 0);
   }
 
   // --- link callbacks (LinkHandlers: the Transport calls them) ---
@@ -311,7 +312,9 @@ export class Connection implements LinkHandlers {
     this.enqueue(p.takeFrame(this.owner.nextXid()));
     p.sentAt = this.batchAt;
     p.seq = ++this.queued;
-    (p.xid === Xid.AUTH ? this.authInFlight : p.xid === Xid.PING ? this.pings : this.inFlight).push(p);
+    if (p.xid === Xid.AUTH) (this.authInFlight ??= new Fifo()).push(p);
+    else if (p.xid === Xid.PING) (this.pings ??= new Fifo()).push(p);
+    else this.inFlight.push(p);
   }
 
   /**
@@ -418,11 +421,12 @@ export class Connection implements LinkHandlers {
         return;
       case Xid.PING:
         // A ping reply nobody asked for can only be a corrupted xid: the stream is not to be trusted.
-        if (this.pings.length === 0) throw new ProtocolError("BAD_FRAME", "ping reply without a ping outstanding");
-        this.ack(this.pings.shift()!.sentAt);
+        const ping = this.pings?.shift();
+        if (ping === undefined) throw new ProtocolError("BAD_FRAME", "ping reply without a ping outstanding");
+        this.ack(ping.sentAt);
         return;
       case Xid.AUTH: {
-        const auth = this.authInFlight.shift();
+        const auth = this.authInFlight?.shift();
         if (auth) this.ack(auth.sentAt);
         auth?.onReply(err, null);
         return;
@@ -477,7 +481,7 @@ export class Connection implements LinkHandlers {
     // CONNECTIONLOSS reads the new state, never "connected".
     this.owner.onClosing(this);
     // A frame still in the outbox was never written: its request certainly did not happen.
-    for (const p of this.authInFlight.drain()) p.onFail(code, reason, p.seq <= this.written);
+    if (this.authInFlight !== null) for (const p of this.authInFlight.drain()) p.onFail(code, reason, p.seq <= this.written);
     for (const p of this.inFlight.drain()) p.onFail(code, reason, p.seq <= this.written);
     this.onEnd(reason);
   }
