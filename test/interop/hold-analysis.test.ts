@@ -33,6 +33,19 @@ describe("lock torture verdicts", () => {
     assert.deepEqual(analyseHolds([hold("a", 0, 10.5, 1), hold("b", 10, 20, 2)], []).overlaps, []);
     assert.equal(analyseHolds([hold("a", 0, 12, 1), hold("b", 10, 20, 2)], []).overlaps.length, 1);
   });
+  it("tolerates both holders' clock-sync errors at a handover, and no more", () => {
+    // Each holder's stamps are mapped onto the one clock with an error of their own: at a handover from a (±0.1 ms)
+    // to b (±1.5 ms), b's start may read up to 2.6 ms before a's end without proving an overlap.
+    const b = (from: number, to: number): HeldInterval => ({ ...hold("b", from, to, 2), who: { id: "b", clockErrorNs: ms(1.5) } });
+    assert.deepEqual(overlapping([hold("a", 0, 10, 1), b(7.5, 20)]), []);
+    assert.equal(overlapping([hold("a", 0, 10, 1), b(7.3, 20)]).length, 1);
+    assert.equal(maxConcurrent([hold("a", 0, 10, 1), b(7.5, 20)]), 1);
+    assert.equal(maxConcurrent([hold("a", 0, 10, 1), b(7.3, 20)]), 2);
+    // a later start with a smaller error is still checked after one that is not within the margin
+    const late = overlapping([hold("a", 0, 10, 1), b(7.5, 7.6), hold("c", 7.6, 12, 3)]);
+    assert.equal(late.length, 1);
+    assert.match(late[0], /^a .* vs c /);
+  });
   it("read-write and semaphore verdicts: readers may overlap, a writer may not; concurrency counted with the same tolerance", () => {
     const writer = (h: HeldInterval): boolean => h.who.id.startsWith("w");
     const rw = (a: HeldInterval, b: HeldInterval): boolean => writer(a) || writer(b);

@@ -9,7 +9,7 @@ export interface HeldInterval {
 }
 
 export interface HoldVerdict {
-  /** Pairs of holds that intersect by more than the holder's clock-sync error + 1 ms. */
+  /** Pairs of holds that intersect by more than the two holders' clock-sync errors + 1 ms. */
   overlaps: string[];
   /**
    * The most waiter wake-ups between two consecutive hold starts, all on the one clock (each wake as
@@ -38,21 +38,22 @@ function byStart<H extends HeldInterval>(holds: readonly H[]): H[] {
 }
 
 /**
- * Pairs of holds that intersect by more than the earlier holder's clock-sync error + 1 ms and `conflict` (default:
- * any two; a read-write lock: any pair with a writer in it).
+ * Pairs of holds that intersect by more than the two holders' clock-sync errors + 1 ms and `conflict` (default: any
+ * two; a read-write lock: any pair with a writer in it). Each holder's stamps are mapped onto the one clock with
+ * an error of their own (LineProcess.syncClock), so a handover can read as an overlap of up to both errors together.
  */
 export function overlapping<H extends HeldInterval>(holds: readonly H[], conflict: (a: H, b: H) => boolean = () => true): string[] {
   const sorted = byStart(holds);
   const out: string[] = [];
   for (let i = 0; i < sorted.length; i++) {
     const a = sorted[i];
-    const margin = a.who.clockErrorNs + 1_000_000n;
     for (let j = i + 1; j < sorted.length; j++) {
       const b = sorted[j];
+      const margin = a.who.clockErrorNs + b.who.clockErrorNs + 1_000_000n;
       const end = a.end ?? b.start + margin + 1n; // never closed: anyone after it overlaps
       if (b.start + margin < end) {
-        if (conflict(a, b)) out.push(`${a.who.id} [${a.start}, ${a.end}] vs ${b.who.id} from ${b.start}`);
-      } else if (a.end !== null) break;
+        if (conflict(a, b)) out.push(`${a.who.id} [${a.start}, ${a.end}] ±${a.who.clockErrorNs} ns vs ${b.who.id} from ${b.start} ±${b.who.clockErrorNs} ns`);
+      } else if (a.end !== null && b.start + a.who.clockErrorNs + 1_000_000n >= a.end) break; // nor can any later start
     }
   }
   return out;
@@ -65,10 +66,13 @@ export function overlapping<H extends HeldInterval>(holds: readonly H[], conflic
 export function maxConcurrent(holds: readonly HeldInterval[]): number {
   const edges: Array<[bigint, number]> = [];
   for (const h of holds) {
+    // Each side shortened by its own clock-sync error (and 1 ms): two holds count as concurrent when they would
+    // overlap by more than both errors and 1 ms, as in overlapping().
     const from = h.start + h.who.clockErrorNs + 1_000_000n;
-    if (h.end !== null && h.end <= from) continue;
+    const to = h.end === null ? null : h.end - h.who.clockErrorNs;
+    if (to !== null && to <= from) continue;
     edges.push([from, 1]);
-    if (h.end !== null) edges.push([h.end, -1]);
+    if (to !== null) edges.push([to, -1]);
   }
   edges.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1])); // an end before a start at the same moment
   let now = 0;

@@ -109,7 +109,8 @@ describe("ReadWriteLock and Semaphore interop with Curator and kazoo", () => {
       const { holds, each, killed } = await run(`${root}/rwlock-${naming}`, naming, members, { kill: true });
       const bad = overlapping(holds, (a, b) => a.role === "write" || b.role === "write");
       const readersAtOnce = maxConcurrent(holds.filter((h) => h.role === "read"));
-      console.log(`[rwlock interop ${naming}] holds ${holds.length}, writer overlaps ${bad.length}, most readers at once ${readersAtOnce}, each ${JSON.stringify(each)}, killed ${killed}`);
+      const errors = [...new Set(holds.map((h) => h.who))].map((c) => `${c.id} ±${(Number(c.clockErrorNs) / 1e6).toFixed(2)} ms`).join(", ");
+      console.log(`[rwlock interop ${naming}] holds ${holds.length}, writer overlaps ${bad.length}, most readers at once ${readersAtOnce}, each ${JSON.stringify(each)}, killed ${killed}; clock-sync errors ${errors}`);
       assert.deepEqual(bad, []);
     }, 150_000);
   }
