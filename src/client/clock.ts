@@ -2,6 +2,7 @@
 // connection and their helpers goes through a Clock, so tests (and the simulation) can run the
 // client's own timing (read timeout, pings, client-side expiry, stall detection) on virtual time.
 // The default is the runtime's timers and performance.now().
+import { clearImmediate, setImmediate } from "node:timers";
 
 /** An opaque timer handle, given back to clearTimeout. */
 export type TimerHandle = unknown;
@@ -22,8 +23,6 @@ export interface Clock {
    */
   wallTime?(): number;
 }
-
-import { clearImmediate, setImmediate } from "node:timers";
 
 // Read once: Node's globalThis.performance is an accessor, a getter call on every reading of the clock otherwise.
 const perf = globalThis.performance;

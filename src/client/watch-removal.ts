@@ -13,7 +13,7 @@ import type { WatchKind, WatchRegistry } from "./watches/watches.ts";
 
 export interface RemovalContext {
   calls: Caller;
-  deliver(watchers: Iterable<Watcher>, event: WatchedEvent): void;
+  deliver(watchers: readonly Watcher[], event: WatchedEvent): void;
   features: ServerFeatures;
   signal: AbortSignal | undefined;
 }

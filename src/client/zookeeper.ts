@@ -186,9 +186,9 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     }
     this.trackFrom = connectString;
     this.trackTls = options.tls !== undefined && options.tls !== false;
-    // After the caller's continuation of connect(), so its listeners hear the first event; on the client's clock (its one
-    // seam for time). A close() before then cancels it: a closing session has no config to read. The tracker is made
-    // then (most short sessions close before: nothing is built for them).
+    // After the caller's continuation of connect(), so its listeners hear the first event: on the next turn of the event
+    // loop (clock.ts nextTurn; a custom clock's 0 ms timer). A close() before then cancels it: a closing session has no
+    // config to read. The tracker is made then (most short sessions close before: nothing is built for them).
     this.trackerStart = nextTurn(this.clock, () => {
       this.trackerStart = null;
       const state = this.state;
@@ -313,10 +313,13 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
 
   // A throwing "state" listener or watcher is reported (reportListenerError); the others still run.
   // Most clients have no "state" listener: nothing is built for them (emitIsolated copies the list and its arguments).
-  private readonly emitSafely = (state: SessionState): void => {
+  // Methods, not arrow properties: no closure per client (a watch removal makes its own, removal() below).
+  private emitSafely(state: SessionState): void {
     if (this.listenerCount("state") > 0) emitIsolated(this, this, "ZooKeeper", "state", state);
-  };
-  private readonly deliver = (watchers: Watcher[], event: WatchedEvent): void => deliverIsolated(this, watchers, event);
+  }
+  private deliver(watchers: readonly Watcher[], event: WatchedEvent): void {
+    deliverIsolated(this, watchers, event);
+  }
 
   /**
    * Reports what a listener threw by the one policy of the client and the recipes (docs/client.md "Listener errors"): logged
@@ -555,7 +558,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   }
 
   private removal(signal: AbortSignal | undefined): RemovalContext {
-    return { calls: this.calls, deliver: this.deliver, features: this.serverFeatures, signal };
+    return { calls: this.calls, deliver: (watchers, event) => this.deliver(watchers, event), features: this.serverFeatures, signal };
   }
 
   /**
