@@ -8,6 +8,7 @@ import { addChroot } from "../protocol/path.ts";
 import type { Stat } from "../protocol/records.ts";
 import type { Caller } from "./caller.ts";
 import { badArguments } from "./errors.ts";
+import { isEndState } from "./session/session-states.ts";
 import type { ServerFeatures, SessionState, WatchedEvent, Watcher } from "./types.ts";
 import { checkPath } from "./validate.ts";
 
@@ -345,7 +346,7 @@ export class EnsembleTracker {
 
   /** The session's state: a retry on "connected"; the end stops the tracker. */
   stateChanged(state: SessionState): void {
-    if (state === "expired" || state === "closed" || state === "authFailed") this.stopped = true;
+    if (isEndState(state)) this.stopped = true;
     else if (state === "connected" && this.retry !== null) {
       const again = this.retry;
       this.retry = null;

@@ -20,6 +20,7 @@ import type { ServerFeatures } from "./session/features.ts";
 import { TypedEventEmitter } from "./emitter.ts";
 import { type ListenerError, deliverIsolated, emitIsolated, reportListenerError } from "./listeners.ts";
 import { Session } from "./session/session.ts";
+import { isEndState } from "./session/session-states.ts";
 import { parsedConnectString } from "./session/hosts.ts";
 import { type DnsSrvRefresh, startDnsSrv } from "./session/dns-srv.ts";
 import { Transaction } from "./transaction.ts";
@@ -167,7 +168,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     else {
       zk.log.info("zookeeper: ensemble tracking off: the dns-srv:// records manage the server list");
       zk.srvRefresh = srv.refresh((hosts) => {
-        if (zk.closeCalled || zk.state === "expired" || zk.state === "closed" || zk.state === "authFailed") zk.srvRefresh?.stop();
+        if (zk.closeCalled || isEndState(zk.state)) zk.srvRefresh?.stop();
         else zk.session.updateHosts(hosts);
       }, zk.log);
     }
@@ -191,8 +192,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     // config to read. The tracker is made then (most short sessions close before: nothing is built for them).
     this.trackerStart = nextTurn(this.clock, () => {
       this.trackerStart = null;
-      const state = this.state;
-      if (state !== "expired" && state !== "closed" && state !== "authFailed") this.startedTracker().start();
+      if (!isEndState(this.state)) this.startedTracker().start();
     });
   }
 
@@ -296,7 +296,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
       }
       if (!this.closeCalled) {
         this.closeCalled = true;
-        if (this.state !== "expired" && this.state !== "closed" && this.state !== "authFailed" && this.listenerCount("closing") > 0) emitIsolated(this, this, "ZooKeeper", "closing");
+        if (!isEndState(this.state) && this.listenerCount("closing") > 0) emitIsolated(this, this, "ZooKeeper", "closing");
       }
     } catch (e) {
       return Promise.reject(e); // as an async function would: a rejection, never a throw

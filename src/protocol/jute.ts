@@ -146,7 +146,7 @@ export class JuteWriter {
     let cap = Math.max(this.own.length, 1);
     while (cap < size) cap *= 2;
     const next = cap === this.own.length ? this.own : new Uint8Array(cap);
-    if (this.inArena || next !== this.own) next.set(this.buf.subarray(this.base, this.pos));
+    next.set(this.buf.subarray(this.base, this.pos)); // from the arena's block, or the own buffer outgrown
     this.pos -= this.base;
     this.base = 0;
     this.inArena = false;

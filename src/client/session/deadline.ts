@@ -35,10 +35,10 @@ export class ConnectDeadline implements DialDeadline {
   }
 
   /**
-   * connect() starts: its deadline is `ms` from now. The timer is armed by the first attempt (or by watch()),
+   * connect() starts at clock time `now`: its deadline is `ms` later. The timer is armed by the first attempt (or by watch()),
    * so that a session that connects at its first try sets one timer for both deadlines.
    */
-  start(ms: number, now: number = this.clock.now()): void {
+  start(ms: number, now: number): void {
     this.connectAt = now + ms;
   }
 

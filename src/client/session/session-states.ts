@@ -13,6 +13,11 @@ import type { SessionState } from "../types.ts";
 /** The final states of a session. */
 export type EndState = "expired" | "authFailed" | "closed";
 
+/** Whether `state` is a final one (the session is over: nothing reconnects, every call fails). */
+export function isEndState(state: SessionState): state is EndState {
+  return state === "expired" || state === "closed" || state === "authFailed";
+}
+
 export type Phase =
   /** No session yet: dialling for the first one (`attempt` is the connection being tried). */
   | { kind: "connecting"; attempt: Connection | null }

@@ -300,15 +300,16 @@ function dialNow(
   heeds: boolean,
 ): Promise<Link> {
   const cancel = new DialRequest(tls, ms);
+  const timedOut = (): Error => new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`);
   if (heeds) {
     // The default transport (dialSocket) rejects with the request's reason once it is cancelled, and closes its socket:
     // its own promise is the dial's (no second promise, no closure to close a late link).
-    deadline.expireWith(() => cancel.cancel(new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`)));
+    deadline.expireWith(() => cancel.cancel(timedOut()));
     return dial(target, cancel);
   }
   return new Promise<Link>((resolve, reject) => {
     deadline.expireWith(() => {
-      const e = new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`);
+      const e = timedOut();
       cancel.cancel(e);
       reject(e);
     });

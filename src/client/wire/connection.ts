@@ -419,12 +419,13 @@ export class Connection implements LinkHandlers {
       case Xid.NOTIFICATION:
         this.owner.onNotification(readWatcherEvent(r), zxid);
         return;
-      case Xid.PING:
+      case Xid.PING: {
         // A ping reply nobody asked for can only be a corrupted xid: the stream is not to be trusted.
         const ping = this.pings?.shift();
         if (ping === undefined) throw new ProtocolError("BAD_FRAME", "ping reply without a ping outstanding");
         this.ack(ping.sentAt);
         return;
+      }
       case Xid.AUTH: {
         const auth = this.authInFlight?.shift();
         if (auth) this.ack(auth.sentAt);
