@@ -35,6 +35,25 @@ import { WatchRegistry } from "./watches/watches.ts";
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** What connect() checks of its options before anything is made (BADARGUMENTS). */
+function checkConnectOptions(options: ConnectOptions): void {
+  if (options === null || typeof options !== "object") throw badArguments("options must be an object", "connect");
+  if (options.sessionId !== undefined && typeof options.sessionId !== "bigint") throw badArguments("sessionId must be a bigint", "connect");
+  if (options.sessionPassword !== undefined && !(options.sessionPassword instanceof Uint8Array)) {
+    throw badArguments("sessionPassword must be a Uint8Array", "connect");
+  }
+  if (options.sessionId !== undefined && options.sessionId !== 0n && options.sessionPassword === undefined) {
+    throw badArguments("resuming a session needs its sessionPassword", "connect");
+  }
+  if (options.readOnly !== undefined && typeof options.readOnly !== "boolean") throw badArguments("readOnly must be a boolean", "connect");
+  if (options.clientSideExpiry !== undefined && typeof options.clientSideExpiry !== "boolean") throw badArguments("clientSideExpiry must be a boolean", "connect");
+  if (options.trackEnsemble !== undefined && typeof options.trackEnsemble !== "boolean") throw badArguments("trackEnsemble must be a boolean", "connect");
+  if (options.auth !== undefined && !Array.isArray(options.auth)) throw badArguments("auth must be an array", "connect");
+  for (const a of options.auth ?? []) {
+    if (!a || typeof a.scheme !== "string") throw badArguments("auth entries need a scheme and auth", "connect");
+  }
+}
+
 /** Events of a ZooKeeper client: `"state"` with each new `SessionState`; `"listenerError"` (docs/client.md "Listener errors"). */
 export interface ZooKeeperEvents {
   /** The session moved to a new state. */
@@ -90,6 +109,8 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private srvRefresh: DnsSrvRefresh | null = null;
   /** The tracker's start, due on the next turn of the event loop after connect() (null once started, or when off). */
   private trackerStart: TimerHandle | null = null;
+  /** What the first established session does about tracking (planTracking): start the tracker, say it is off, or nothing. */
+  private trackPlan: "start" | "sayOff" | null = null;
   /** The connect string the tracker compares with the config (until it starts), and whether the links are TLS. */
   private trackFrom = "";
   private trackTls = false;
@@ -112,6 +133,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
         const from = this.shownState;
         this.shownState = state;
         publishState(this.sessionId, from, state);
+        if (this.trackPlan !== null && (state === "connected" || state === "connectedReadOnly")) this.trackConnected();
         this.tracker?.stateChanged(state);
         this.emitSafely(state);
       },
@@ -142,51 +164,62 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
    * at once for a certificate error or, on Deno, a missing net permission), whose message says when every host
    * refused or did not resolve (`ECONNREFUSED on every host of "..."`), else the last error.
    */
-  static async connect(connectString: string, options: ConnectOptions = {}): Promise<ZooKeeper> {
-    if (options === null || typeof options !== "object") throw badArguments("options must be an object", "connect");
-    if (options.sessionId !== undefined && typeof options.sessionId !== "bigint") throw badArguments("sessionId must be a bigint", "connect");
-    if (options.sessionPassword !== undefined && !(options.sessionPassword instanceof Uint8Array)) {
-      throw badArguments("sessionPassword must be a Uint8Array", "connect");
+  static connect(connectString: string, options: ConnectOptions = {}): Promise<ZooKeeper> {
+    // Not an async function: a plain connect string's promise is the session's own (no second promise and await).
+    try {
+      checkConnectOptions(options);
+      // dns-srv://NAME[/chroot]: its SRV records' hosts first.
+      if (typeof connectString === "string" && connectString.startsWith("dns-srv://")) return ZooKeeper.connectSrv(connectString, options);
+      const zk = ZooKeeper.made(connectString, options);
+      zk.planTracking(connectString, options);
+      return zk.session.start(zk);
+    } catch (e) {
+      return Promise.reject(e); // as an async function would: a rejection, never a throw
     }
-    if (options.sessionId !== undefined && options.sessionId !== 0n && options.sessionPassword === undefined) {
-      throw badArguments("resuming a session needs its sessionPassword", "connect");
-    }
-    if (options.readOnly !== undefined && typeof options.readOnly !== "boolean") throw badArguments("readOnly must be a boolean", "connect");
-    if (options.clientSideExpiry !== undefined && typeof options.clientSideExpiry !== "boolean") throw badArguments("clientSideExpiry must be a boolean", "connect");
-    if (options.trackEnsemble !== undefined && typeof options.trackEnsemble !== "boolean") throw badArguments("trackEnsemble must be a boolean", "connect");
-    if (options.auth !== undefined && !Array.isArray(options.auth)) throw badArguments("auth must be an array", "connect");
-    for (const a of options.auth ?? []) {
-      if (!a || typeof a.scheme !== "string") throw badArguments("auth entries need a scheme and auth", "connect");
-    }
-    // dns-srv://NAME[/chroot]: its SRV records' hosts (a plain connect string goes on in this turn, as before).
-    const srv = typeof connectString === "string" && connectString.startsWith("dns-srv://") ? await startDnsSrv(connectString, options) : null;
-    const zk = new ZooKeeper(srv?.connectString ?? connectString, options);
-    // Stored credentials go out on the first connection's priming; their outcome is the session's.
+  }
+
+  /** connect() to the servers of a dns-srv:// name's SRV records, which then manage the server list (no tracker). */
+  private static async connectSrv(connectString: string, options: ConnectOptions): Promise<ZooKeeper> {
+    const srv = await startDnsSrv(connectString, options);
+    if (srv === null) throw badArguments("not a dns-srv:// connect string", "connect"); // connect() checked its prefix
+    const zk = ZooKeeper.made(srv.connectString, options);
+    await zk.session.start(zk);
+    zk.log.info("zookeeper: ensemble tracking off: the dns-srv:// records manage the server list");
+    zk.srvRefresh = srv.refresh((hosts) => {
+      if (zk.closeCalled || isEndState(zk.state)) zk.srvRefresh?.stop();
+      else zk.session.updateHosts(hosts);
+    }, zk.log);
+    return zk;
+  }
+
+  /** The client, with `options.auth`'s credentials stored: they go out on the first connection's priming, their outcome the session's. */
+  private static made(connectString: string, options: ConnectOptions): ZooKeeper {
+    const zk = new ZooKeeper(connectString, options);
     if (options.auth) for (const a of options.auth) zk.addAuth(a.scheme, toBytes("connect", "/", a.auth) ?? new Uint8Array(0)).catch(nothing);
-    await zk.session.start();
-    if (srv === null) zk.track(connectString, options);
-    else {
-      zk.log.info("zookeeper: ensemble tracking off: the dns-srv:// records manage the server list");
-      zk.srvRefresh = srv.refresh((hosts) => {
-        if (zk.closeCalled || isEndState(zk.state)) zk.srvRefresh?.stop();
-        else zk.session.updateHosts(hosts);
-      }, zk.log);
-    }
     return zk;
   }
 
   /**
-   * trackEnsemble: on by default, off by default with a custom transport (its addresses are its own). The tracker
-   * starts on a later turn of the event loop than connect()'s return, so listeners attached then hear its first event.
+   * trackEnsemble: on by default, off by default with a custom transport (its addresses are its own). Decided now,
+   * acted on when the first session is established (trackConnected).
    */
-  private track(connectString: string, options: ConnectOptions): void {
-    const on = options.trackEnsemble ?? options.transport === undefined;
-    if (!on) {
-      if (options.trackEnsemble === undefined) this.log.info("zookeeper: ensemble tracking off: a custom transport (trackEnsemble: true turns it on)");
-      return;
-    }
-    this.trackFrom = connectString;
-    this.trackTls = options.tls !== undefined && options.tls !== false;
+  private planTracking(connectString: string, options: ConnectOptions): void {
+    if (options.trackEnsemble ?? options.transport === undefined) {
+      this.trackPlan = "start";
+      this.trackFrom = connectString;
+      this.trackTls = options.tls !== undefined && options.tls !== false;
+    } else if (options.trackEnsemble === undefined) this.trackPlan = "sayOff";
+  }
+
+  /**
+   * The first session is established: the tracker's start is due on a later turn of the event loop than connect()'s
+   * return, so listeners attached then hear its first event.
+   */
+  private trackConnected(): void {
+    const plan = this.trackPlan;
+    this.trackPlan = null;
+    if (plan === "sayOff") this.log.info("zookeeper: ensemble tracking off: a custom transport (trackEnsemble: true turns it on)");
+    if (plan !== "start") return;
     // After the caller's continuation of connect(), so its listeners hear the first event: on the next turn of the event
     // loop (clock.ts nextTurn; a custom clock's 0 ms timer). A close() before then cancels it: a closing session has no
     // config to read. The tracker is made then (most short sessions close before: nothing is built for them).

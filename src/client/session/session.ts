@@ -30,8 +30,6 @@ import { LostWrites } from "../outcome.ts";
 
 export type { SaslClient, SessionOptions };
 
-const ignore = (): void => {};
-
 const KEEPER_STATE = { expired: KeeperState.Expired, authFailed: KeeperState.AuthFailed, closed: KeeperState.Closed } as const;
 
 export class Session implements AttemptOwner {
@@ -66,8 +64,10 @@ export class Session implements AttemptOwner {
    * connect()'s promise, made by start(): settled by the first "connected" or by the end, whichever comes first
    * (`firstDone` then; nothing to settle before start(), which connect() calls in the turn it makes the session).
    */
-  private firstResolve: (() => void) | null = null;
+  private firstResolve: ((value: unknown) => void) | null = null;
   private firstReject: ((e: Error) => void) | null = null;
+  /** What connect()'s promise resolves with (start()'s `value`). */
+  private firstValue: unknown = undefined;
   private firstDone = false;
   /** Made by the loop's first sleep (most sessions never sleep); aborted when closing or ended, to wake it. */
   private halt: AbortController | null = null;
@@ -78,7 +78,13 @@ export class Session implements AttemptOwner {
   private certFailures = 0;
   /** The last attempt's host name did not resolve (ENOTFOUND): the next host is dialled without the random pause. */
   private skipPause = false;
+  /** The connect loop (run()) last started, and whether it runs: it returns once a connection is served. */
   private loop: Promise<void> | null = null;
+  private looping = false;
+  /** The connection the loop established and served, until it ends (onClosed): its end starts the loop again. */
+  private served: Connection | null = null;
+  /** close()'s promise, for every call of it. */
+  private closing: Promise<void> | null = null;
   /** connect()'s deadline (start() + connectTimeout) and each attempt's, on one timer (deadline.ts). */
   private readonly deadline: ConnectDeadline;
 
@@ -154,16 +160,17 @@ export class Session implements AttemptOwner {
     return this.liveConn()?.remote ?? null;
   }
 
-  /** Runs the connect loop; resolves once the first session is established. */
-  start(): Promise<void> {
+  /** Runs the connect loop; resolves with `value` once the first session is established. */
+  start<T>(value: T): Promise<T> {
     const now = this.clock.now();
     this.lastHeard = now;
     this.deadline.start(this.#o.connectTimeout, now);
-    const promise = new Promise<void>((resolve, reject) => {
-      this.firstResolve = resolve;
+    this.firstValue = value;
+    const promise = new Promise<T>((resolve, reject) => {
+      this.firstResolve = resolve as (value: unknown) => void;
       this.firstReject = reject;
     });
-    this.loop = this.run();
+    this.loop = this.run(false);
     return promise;
   }
 
@@ -220,8 +227,10 @@ export class Session implements AttemptOwner {
     this.deadline.settled();
     const resolve = this.firstResolve;
     const reject = this.firstReject;
+    const value = this.firstValue;
     this.firstResolve = this.firstReject = null;
-    if (error === null) resolve?.();
+    this.firstValue = undefined;
+    if (error === null) resolve?.(value);
     else reject?.(error);
   }
 
@@ -232,43 +241,48 @@ export class Session implements AttemptOwner {
 
   // --- the connect loop ---
 
-  private async run(): Promise<void> {
-    let attempt = 0;
-    while (this.dialling) {
-      const { host, delayMs } = this.hosts.next();
-      // After the first attempt, wait a random 0-1 s (and 1 s more after a full pass) like the Java client;
-      // a host whose name did not resolve is skipped: no random pause after it (the full pass's stays).
-      const delay = attempt++ === 0 ? 0 : delayMs + (this.skipPause ? 0 : Math.random() * 1000);
-      this.skipPause = false;
-      if (delay > 0) await sleepOn(this.timers, delay, (this.halt ??= new AbortController()).signal); // cut short by close() or the end
-      if (!this.dialling) break;
-      const traced = tracingConnects() ? traceConnect(host.host, host.port) : null; // zookeeper-ts:connect
-      let out: Outcome = await establish(this.dialContext(), host);
-      if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
-      if (out.kind === "established" && out.mech) out = (await this.authenticate(out.conn, out.mech)) ?? out;
-      if (out.kind === "established") {
-        const primed = this.prime(out.conn); // a promise only when the server's features are awaited
-        out = (primed instanceof Promise ? await primed : primed) ?? out;
+  /**
+   * Dials until a connection is established and served, or the session ends. While the session is served nothing
+   * runs: the served connection's end (onClosed) starts the loop again, `reconnect` (the random pause first).
+   */
+  private async run(reconnect: boolean): Promise<void> {
+    this.looping = true;
+    try {
+      let attempt = reconnect ? 1 : 0;
+      while (this.dialling) {
+        const { host, delayMs } = this.hosts.next();
+        // After the first attempt, wait a random 0-1 s (and 1 s more after a full pass) like the Java client;
+        // a host whose name did not resolve is skipped: no random pause after it (the full pass's stays).
+        const delay = attempt++ === 0 ? 0 : delayMs + (this.skipPause ? 0 : Math.random() * 1000);
+        this.skipPause = false;
+        if (delay > 0) await sleepOn(this.timers, delay, (this.halt ??= new AbortController()).signal); // cut short by close() or the end
+        if (!this.dialling) break;
+        const traced = tracingConnects() ? traceConnect(host.host, host.port) : null; // zookeeper-ts:connect
+        let out: Outcome = await establish(this.dialContext(), host);
+        if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
+        if (out.kind === "established" && out.mech) out = (await this.authenticate(out.conn, out.mech)) ?? out;
+        if (out.kind === "established") {
+          const primed = this.prime(out.conn); // a promise only when the server's features are awaited
+          out = (primed instanceof Promise ? await primed : primed) ?? out;
+        }
+        if (out.kind === "established" && (out.conn.isClosed || !this.dialling)) out = { kind: "failed", error: new Error("connection lost while priming") };
+        traced?.settled(out.kind === "established" ? this.sessionId : null, out.kind === "failed" ? out.error : out.kind === "fatal" ? new Error(out.reason) : undefined);
+        if (out.kind === "stopped" || !this.dialling) break;
+        if (out.kind === "fatal") {
+          this.end(out.state, out.code, out.reason);
+          break;
+        }
+        if (out.kind === "failed") {
+          this.attemptFailed(host, out.error);
+          continue;
+        }
+        this.certFailures = 0;
+        this.lastDialError = null;
+        this.serve(out.conn, out.res, host);
+        return;
       }
-      if (out.kind === "established" && (out.conn.isClosed || !this.dialling)) out = { kind: "failed", error: new Error("connection lost while priming") };
-      traced?.settled(out.kind === "established" ? this.sessionId : null, out.kind === "failed" ? out.error : out.kind === "fatal" ? new Error(out.reason) : undefined);
-      if (out.kind === "stopped" || !this.dialling) break;
-      if (out.kind === "fatal") {
-        this.end(out.state, out.code, out.reason);
-        break;
-      }
-      if (out.kind === "failed") {
-        this.attemptFailed(host, out.error);
-        continue;
-      }
-      attempt = 1;
-      this.certFailures = 0;
-      this.lastDialError = null;
-      const conn = out.conn;
-      this.serve(conn, out.res, host);
-      await conn.closed; // "disconnected" came already, from the connection's onClosing
-      this.lastHeard = conn.lastReceived;
-      this.lastAcked = conn.ackedSendAt;
+    } finally {
+      this.looping = false;
     }
   }
 
@@ -284,8 +298,9 @@ export class Session implements AttemptOwner {
     else this.armClientExpiry();
   }
 
-  /** Connected on `conn` (until it ends: the loop awaits `conn.closed`; then "disconnected", unless close() or the end came first). */
+  /** Connected on `conn` until it ends (onClosing: "disconnected", unless close() or the end came first; onClosed: the loop again). */
   private serve(conn: Connection, res: ConnectResponse, host: HostPort): void {
+    this.served = conn;
     this.hosts.connected(host);
     const readOnly = res.readOnly;
     const state: Phase = { kind: "connected", conn, host, readOnly, probe: null };
@@ -308,6 +323,22 @@ export class Session implements AttemptOwner {
     this.lastAcked = conn.ackedSendAt;
     this.transition({ kind: "disconnected", since: this.clock.now(), expiry: null, attempt: null });
     this.armClientExpiry();
+  }
+
+  /**
+   * A connection has ended, its requests failed. When it was the one served, the loop dials again, in a microtask
+   * queued after those failures' (their callers see them first, and may close() the session before it dials).
+   */
+  onClosed(conn: Connection): void {
+    if (conn !== this.served) return;
+    this.served = null;
+    this.lastHeard = conn.lastReceived;
+    this.lastAcked = conn.ackedSendAt;
+    if (this.dialling) {
+      queueMicrotask(() => {
+        if (this.dialling && !this.looping) this.loop = this.run(true);
+      });
+    }
   }
 
   /** A reply to one of the caller's requests carried `zxid`. */
@@ -546,29 +577,38 @@ export class Session implements AttemptOwner {
     }, left);
   }
 
-  /** Ends the session on the server (closeSession) and stops. */
-  async close(): Promise<void> {
+  /** Ends the session on the server (closeSession) and stops; every call has the first one's promise. */
+  close(): Promise<void> {
+    return (this.closing ??= new Promise<void>((resolve) => this.closeThen(resolve)));
+  }
+
+  /** close()'s work: `done` once the session has ended (and a loop still dialling with it). */
+  private closeThen(done: () => void): void {
     const p = this.phase;
-    if (p.kind === "closing" || p.kind === "ended") return this.loop?.catch(ignore);
-    // From here on the server's close of the socket is expected: no "disconnected", no reconnect.
-    this.transition({ kind: "closing", was: this.shown, conn: p.kind === "connected" ? p.conn : p.attempt });
-    const conn = this.liveConn();
-    if (conn) {
-      conn.dropBeforeNextWrite(); // the unsent feature probes: their answers are moot now
-      // The answer (or the link's end) is awaited at most 5 s, or the session timeout if shorter: the
-      // connection's tick watches that (no timer of its own; up to one tick, at most 1 s, later).
-      conn.endWithin(Math.min(this.negotiatedTimeout || 5000, 5000));
-      try {
-        await this.send(Ops.closeSession, undefined, { op: "close", lane: "own", via: conn });
-      } catch {
-        // Its answer or the link's end: either way the session ends now.
+    if (p.kind !== "closing" && p.kind !== "ended") {
+      // From here on the server's close of the socket is expected: no "disconnected", no reconnect.
+      this.transition({ kind: "closing", was: this.shown, conn: p.kind === "connected" ? p.conn : p.attempt });
+      const conn = this.liveConn();
+      if (conn) {
+        conn.dropBeforeNextWrite(); // the unsent feature probes: their answers are moot now
+        // The answer (or the link's end) is awaited at most 5 s, or the session timeout if shorter: the
+        // connection's tick watches that (no timer of its own; up to one tick, at most 1 s, later).
+        conn.endWithin(Math.min(this.negotiatedTimeout || 5000, 5000));
+        // Its answer or the link's end: either way the session ends then. Sent as send()'s own lane sends, with
+        // callbacks in place of a promise (close()'s is the only one).
+        const ended = (): void => this.closed(done);
+        const call: Call<void, void> = { op: "close", lane: "own", via: conn };
+        conn.send(new Pending(Ops.closeSession, encodeCall(Ops.closeSession, undefined, call, this.context), call, this.context, ended, ended));
+        return;
       }
     }
+    this.closed(done);
+  }
+
+  /** The end of close(): the session ends (if it had not), then `done`, after a loop still dialling has stopped. */
+  private closed(done: () => void): void {
     this.end("closed", ErrorCode.SESSIONEXPIRED, CLOSED_REASON);
-    try {
-      await this.loop; // awaited here, not through a .catch()'s promise
-    } catch {
-      // nothing to add: the session has ended
-    }
+    if (this.looping) this.loop!.then(done, done);
+    else done();
   }
 }

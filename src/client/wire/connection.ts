@@ -35,6 +35,8 @@ export interface ConnectionOwner {
   onResume(): void;
   /** `conn` is ending: called once, before any request in flight fails (so their callers see the session's new state). */
   onClosing(conn: Connection): void;
+  /** `conn` has ended: called once, after its requests in flight have failed. */
+  onClosed(conn: Connection): void;
   /** The next xid, taken as a frame is queued for the wire (so xids follow the order on the wire). */
   nextXid(): number;
 }
@@ -107,9 +109,6 @@ export class Connection implements LinkHandlers {
   private endBy = Number.POSITIVE_INFINITY;
   private endWait = 0;
   private closedReason: string | null = null;
-  private onEnd: (reason: string) => void = ignore;
-  /** Resolves (with the reason) once the connection has ended, for any reason. */
-  readonly closed: Promise<string> = new Promise<string>((resolve) => (this.onEnd = resolve));
 
   constructor(owner: ConnectionOwner, opts: ConnectionOptions) {
     this.owner = owner;
@@ -468,7 +467,7 @@ export class Connection implements LinkHandlers {
     this.closedReason = reason;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = null;
-    this.outbox = [];
+    this.outbox.length = 0;
     this.outboxCount = 0;
     this.beforeWrite = null;
     this.link?.close();
@@ -484,7 +483,7 @@ export class Connection implements LinkHandlers {
     // A frame still in the outbox was never written: its request certainly did not happen.
     if (this.authInFlight !== null) for (const p of this.authInFlight.drain()) p.onFail(code, reason, p.seq <= this.written);
     for (const p of this.inFlight.drain()) p.onFail(code, reason, p.seq <= this.written);
-    this.onEnd(reason);
+    this.owner.onClosed(this);
   }
 }
 
