@@ -101,17 +101,18 @@ describe("a dial's cancellation", () => {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const port = (server.address() as { port: number }).port;
     const handlers: LinkHandlers = { onData: () => assert.fail("no data"), onDrain: () => {}, onClose: () => {} };
+    const target = { host: "127.0.0.1", port };
     try {
-      const before = new DialRequest(undefined, 1000);
+      const before = new DialRequest(target, undefined, 1000);
       before.cancel(new Error("given up before the dial"));
-      await assert.rejects(dialSocket({ host: "127.0.0.1", port }, handlers, before), /given up before the dial/);
-      const during = new DialRequest(undefined, 1000);
-      const dial = dialSocket({ host: "127.0.0.1", port }, handlers, during);
+      await assert.rejects(dialSocket(target, handlers, before), /given up before the dial/);
+      const during = new DialRequest(target, undefined, 1000);
+      const dial = dialSocket(target, handlers, during);
       during.cancel(new Error("given up while dialling"));
       await assert.rejects(dial, /given up while dialling/);
       // A request nobody cancels: the link opens, and the request made no AbortController to get there.
       const made = await countingControllers(async () => {
-        const link = await dialSocket({ host: "127.0.0.1", port }, handlers, new DialRequest(undefined, 1000));
+        const link = await dialSocket(target, handlers, new DialRequest(target, undefined, 1000));
         link.close();
       });
       assert.equal(made, 0);

@@ -6,9 +6,9 @@
 // When connect()'s deadline passes, its expiry runs first (the session ends with its message), then the
 // attempt's (the dial or handshake gives up with the session).
 import type { Clock, TimerHandle } from "../clock.ts";
-import type { DialDeadline } from "../transport/transport.ts";
+import type { DialDeadline, Expiring } from "../transport/transport.ts";
 
-const nothing = (): void => {};
+const nothing: Expiring = { deadlinePassed() {} };
 
 /** Whose connect deadline it is: told when connect()'s deadline passes (the session: no closure made per session). */
 export interface DeadlineOwner {
@@ -20,9 +20,10 @@ export class ConnectDeadline implements DialDeadline {
   private readonly owner: DeadlineOwner;
   /** connect()'s deadline; +Infinity before start() and once connect() has settled. */
   private connectAt = Number.POSITIVE_INFINITY;
-  /** The running attempt's deadline (+Infinity when none runs), and what runs when it passes. */
+  /** The running attempt's deadline (+Infinity when none runs), what is told when it passes, and the ms it was given. */
   private attemptAt = Number.POSITIVE_INFINITY;
-  private onExpiry: () => void = nothing;
+  private onExpiry: Expiring = nothing;
+  private attemptMs = 0;
   /** The longest the timer waits at once: the attempt's connection's tick while an attempt runs. */
   private step = Number.POSITIVE_INFINITY;
   private timer: TimerHandle | null = null;
@@ -57,19 +58,21 @@ export class ConnectDeadline implements DialDeadline {
   attempt(ms: number, step: number): void {
     const now = this.clock.now();
     this.attemptAt = now + ms;
+    this.attemptMs = ms;
     this.onExpiry = nothing;
     this.step = step;
     this.arm(now);
   }
 
-  /** What runs when the attempt's deadline passes, without moving it (dialWithin sets the dial's). */
-  expireWith(onExpiry: () => void): void {
+  /** What is told when the attempt's deadline passes, without moving it (dialWithin sets the dial's). */
+  expireWith(onExpiry: Expiring): void {
     this.onExpiry = onExpiry;
   }
 
-  /** The attempt's deadline is `ms` from now (the handshake's), and `onExpiry` runs then. */
-  move(ms: number, onExpiry: () => void): void {
+  /** The attempt's deadline is `ms` from now (the handshake's), and `onExpiry` is told then. */
+  move(ms: number, onExpiry: Expiring): void {
     this.attemptAt = this.clock.now() + ms;
+    this.attemptMs = ms;
     this.onExpiry = onExpiry;
     if (this.timer === null || this.firesAt > this.attemptAt) this.arm();
   }
@@ -114,13 +117,13 @@ export class ConnectDeadline implements DialDeadline {
       this.connectAt = this.attemptAt = Number.POSITIVE_INFINITY;
       this.onExpiry = nothing;
       this.owner.connectTimedOut();
-      expiry();
+      expiry.deadlinePassed(this.attemptMs);
       return;
     }
     if (now >= this.attemptAt) {
       this.attemptAt = Number.POSITIVE_INFINITY;
       this.onExpiry = nothing;
-      expiry();
+      expiry.deadlinePassed(this.attemptMs);
     }
     this.arm(now);
   };

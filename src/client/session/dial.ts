@@ -11,7 +11,7 @@ import { tickForTimeout } from "../wire/liveness.ts";
 import type { Clock } from "../clock.ts";
 import { type SaslClient, type SaslFactory, SaslRefused } from "../sasl/exchange.ts";
 import { EXPIRED_ADVICE, type EndState } from "./session-states.ts";
-import { type Dialer, type Resolver, dialSocket, dialWithin } from "../transport/transport.ts";
+import { type Dialer, type Resolver, dialWithin } from "../transport/transport.ts";
 import type { ConnectDeadline } from "./deadline.ts";
 import type { Logger, TlsSetting } from "../types.ts";
 
@@ -90,13 +90,13 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
     // GSSAPI names the server's principal from one address of the host's name: the dial goes there (the name kept for TLS).
     const address = mech?.address;
     const resolver = address === undefined ? x.resolver : (): Promise<string[]> => Promise.resolve([address]);
-    c.attach(await dialWithin(x.deadline, perHost, host, x.tls, (target, request) => x.dialer(target, c, request), resolver, x.dialer === dialSocket));
+    c.attach(await dialWithin(x.deadline, perHost, host, x.tls, x.dialer, c, resolver));
     if (x.session.attemptStopped()) {
       c.close("the session ended while connecting");
       return { kind: "stopped" };
     }
     x.session.attempting(c);
-    x.deadline.move(perHost, () => c.handshakeTimedOut(perHost));
+    x.deadline.move(perHost, c); // told c.deadlinePassed(perHost)
     res = await c.connect({
       protocolVersion: 0,
       lastZxidSeen: x.lastZxid,

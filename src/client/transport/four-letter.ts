@@ -6,16 +6,16 @@ import type { HostPort } from "../../protocol/connect-string.ts";
 import { concatBytes } from "../../protocol/bytes.ts";
 import type { Clock } from "../clock.ts";
 import type { TlsSetting } from "./tls-options.ts";
-import { type DialDeadline, type Dialer, type Resolver, dialWithin } from "./transport.ts";
+import { type DialDeadline, type Dialer, type Expiring, type Resolver, dialWithin } from "./transport.ts";
 
 export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd: string, timeoutMs = 2000, tls?: TlsSetting, resolver?: Resolver): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let done = false;
     // The whole exchange, not just the dial, is bounded: a server that accepts and never answers.
-    let onExpiry = (): void => {};
-    const timer = clock.setTimeout(() => onExpiry(), timeoutMs);
-    const deadline: DialDeadline = { expireWith: (fn) => (onExpiry = fn) };
+    let onExpiry: Expiring = { deadlinePassed() {} };
+    const timer = clock.setTimeout(() => onExpiry.deadlinePassed(timeoutMs), timeoutMs);
+    const deadline: DialDeadline = { expireWith: (e) => (onExpiry = e) };
     const finish = (err?: Error): void => {
       if (done) return;
       done = true;
@@ -23,12 +23,14 @@ export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd
       if (err) reject(err);
       else resolve(new TextDecoder().decode(concatBytes(...chunks)));
     };
-    dialWithin(deadline, timeoutMs, host, tls, (target, request) => dialer(target, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, request), resolver)
+    dialWithin(deadline, timeoutMs, host, tls, dialer, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, resolver)
       .then((l) => {
         if (done) return l.close();
-        deadline.expireWith(() => {
-          l.close();
-          finish(new Error(`${cmd} to ${host.host}:${host.port} timed out`));
+        deadline.expireWith({
+          deadlinePassed: () => {
+            l.close();
+            finish(new Error(`${cmd} to ${host.host}:${host.port} timed out`));
+          },
         });
         l.write(new TextEncoder().encode(cmd));
       })

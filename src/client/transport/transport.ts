@@ -64,15 +64,18 @@ export type Dialer = (target: HostPort, handlers: LinkHandlers, opts: DialOption
  * already cancelled): a dial through the default transport makes no AbortController, which costs more than the
  * rest of a dial's bookkeeping. A Transport's connect() is given TransportDialOptions over it.
  */
-export class DialRequest implements DialOptions {
+export class DialRequest implements DialOptions, Expiring {
   readonly tls: boolean | TlsOptions | undefined;
   readonly timeoutMs: number;
   /** Why the dial was cancelled, once it was. */
   reason: Error | null = null;
   private controller: AbortController | null = null;
   private hook: ((reason: Error) => void) | null = null;
+  /** Where it dials, for its timeout's message (private: not a DialOptions field a Transport would see). */
+  readonly #target: HostPort;
 
-  constructor(tls: boolean | TlsOptions | undefined, timeoutMs: number) {
+  constructor(target: HostPort, tls: boolean | TlsOptions | undefined, timeoutMs: number) {
+    this.#target = target;
     this.tls = tls;
     this.timeoutMs = timeoutMs;
   }
@@ -97,6 +100,11 @@ export class DialRequest implements DialOptions {
     this.hook = null;
     hook?.(reason);
     this.controller?.abort(reason);
+  }
+
+  /** Its deadline passed (the DialDeadline it was given to): cancelled with the timeout's error. */
+  deadlinePassed(): void {
+    this.cancel(new Error(`connect to ${this.#target.host}:${this.#target.port} timed out after ${this.timeoutMs} ms`));
   }
 }
 
@@ -220,48 +228,55 @@ export const dialSocket: Dialer = (target, handlers, opts) =>
 /** The default Transport: node:net, or node:tls when `tls` is set (Node, Bun and Deno). */
 export const defaultTransport: Transport = { connect: dialSocket };
 
+/** What a deadline tells when it passes (an object with a method: no closure made per deadline). */
+export interface Expiring {
+  /** The deadline, given `afterMs` ms, has passed. */
+  deadlinePassed(afterMs: number): void;
+}
+
 /**
  * The deadline a dial runs within, on its owner's timer (a session's: session/deadline.ts; a four-letter
- * word's): the dial says what runs when it passes.
+ * word's): the dial says what it tells when it passes.
  */
 export interface DialDeadline {
-  /** `onExpiry` runs when the deadline passes (in place of what was to run). */
-  expireWith(onExpiry: () => void): void;
+  /** `onExpiry` is told when the deadline passes (in place of what was to be). */
+  expireWith(onExpiry: Expiring): void;
 }
 
 /** Resolves a host name to addresses (ConnectOptions.resolver). */
 export type Resolver = (host: string) => Promise<string[]>;
 
 /**
- * Runs `dial` with its DialRequest (`tls`, `ms`), cancelled when `deadline` passes (the connect timeout is the
- * client's, not the Transport's, `ms` only names it): rejects then, whether or not the Transport heeds the signal, and closes a
- * link that comes later. The deadline is its owner's to stop (after a failed dial, or what follows a link). Within the
- * same deadline, first: a `tls` function or TlsOptions naming files are loaded for this dial (tls-files.ts), and
- * with a `resolver` a host name is resolved, the dial then going to one of its addresses (the name kept as TLS
- * `servername`). A name that does not resolve rejects with code ENOTFOUND. `heeds`: `dial` is the default transport's,
- * which rejects with the request's reason when it is cancelled (and closes what it opened), so its promise is used as it is.
+ * Dials `target` through `dialer` (its handlers `handlers`) with a DialRequest (`tls`, `ms`), cancelled when `deadline`
+ * passes (the connect timeout is the client's, not the Transport's, `ms` only names it): rejects then, whether or not
+ * the Transport heeds the signal, and closes a link that comes later. The deadline is its owner's to stop (after a
+ * failed dial, or what follows a link). Within the same deadline, first: a `tls` function or TlsOptions naming files are
+ * loaded for this dial (tls-files.ts), and with a `resolver` a host name is resolved, the dial then going to one of its
+ * addresses (the name kept as TLS `servername`). A name that does not resolve rejects with code ENOTFOUND.
  */
 export function dialWithin(
   deadline: DialDeadline,
   ms: number,
   target: HostPort,
   tls: TlsSetting | undefined,
-  dial: (target: HostPort, request: DialRequest) => Promise<Link>,
+  dialer: Dialer,
+  handlers: LinkHandlers,
   resolver?: Resolver,
-  heeds = false,
 ): Promise<Link> {
   const byName = resolver !== undefined && isIP(target.host) === 0;
-  if (!byName && !tlsNeedsLoading(tls)) return dialNow(deadline, ms, target, tls, dial, heeds);
+  if (!byName && !tlsNeedsLoading(tls)) return dialNow(deadline, ms, target, tls, dialer, handlers);
   return new Promise<Link>((resolve, reject) => {
     let expired = false;
-    deadline.expireWith(() => {
-      expired = true;
-      reject(new Error(`connect to ${hostText(target)} timed out after ${ms} ms (${byName ? "resolving its name" : "loading the TLS material"})`));
+    deadline.expireWith({
+      deadlinePassed: () => {
+        expired = true;
+        reject(new Error(`connect to ${hostText(target)} timed out after ${ms} ms (${byName ? "resolving its name" : "loading the TLS material"})`));
+      },
     });
     Promise.all([tlsNeedsLoading(tls) ? loadTls(tls) : tls, byName ? resolveHost(resolver, target) : target]).then(
       ([options, address]) => {
         if (expired) return;
-        dialNow(deadline, ms, address, address === target ? options : named(options, target.host), dial, heeds).then(resolve, reject);
+        dialNow(deadline, ms, address, address === target ? options : named(options, target.host), dialer, handlers).then(resolve, reject);
       },
       reject,
     );
@@ -291,34 +306,21 @@ function named(tls: boolean | TlsOptions | undefined, name: string): boolean | T
   return tls.servername === undefined ? { ...tls, servername: name } : tls;
 }
 
-function dialNow(
-  deadline: DialDeadline,
-  ms: number,
-  target: HostPort,
-  tls: boolean | TlsOptions | undefined,
-  dial: (target: HostPort, request: DialRequest) => Promise<Link>,
-  heeds: boolean,
-): Promise<Link> {
-  const cancel = new DialRequest(tls, ms);
-  const timedOut = (): Error => new Error(`connect to ${target.host}:${target.port} timed out after ${ms} ms`);
-  if (heeds) {
-    // The default transport (dialSocket) rejects with the request's reason once it is cancelled, and closes its socket:
-    // its own promise is the dial's (no second promise, no closure to close a late link).
-    deadline.expireWith(() => cancel.cancel(timedOut()));
-    return dial(target, cancel);
-  }
+/**
+ * The dial itself, its DialRequest told when the deadline passes. The default transport (dialSocket) rejects with the
+ * request's reason once it is cancelled, and closes its socket: its own promise is the dial's. Any other is raced: the
+ * request's cancel rejects the dial's promise (its one listener: a Transport sees it only through TransportDialOptions),
+ * and a link that comes after it is closed.
+ */
+function dialNow(deadline: DialDeadline, ms: number, target: HostPort, tls: boolean | TlsOptions | undefined, dialer: Dialer, handlers: LinkHandlers): Promise<Link> {
+  const request = new DialRequest(target, tls, ms);
+  deadline.expireWith(request);
+  if (dialer === dialSocket) return dialSocket(target, handlers, request);
   return new Promise<Link>((resolve, reject) => {
-    deadline.expireWith(() => {
-      const e = timedOut();
-      cancel.cancel(e);
-      reject(e);
-    });
-    dial(target, cancel).then(
-      (link) => {
-        if (cancel.reason !== null) link.close();
-        else resolve(link);
-      },
-      reject,
-    );
+    request.listen(reject);
+    dialer(target, handlers, request).then((link) => {
+      if (request.reason !== null) link.close();
+      else resolve(link);
+    }, reject);
   });
 }

@@ -20,7 +20,7 @@ import { microtask } from "./microtask.ts";
 import { isStalled, pingIntervalFor, readTimeoutFor, tickFor } from "./liveness.ts";
 import { Ops } from "../../protocol/ops.ts";
 import { type Call, type CallContext, Pending } from "./call-record.ts";
-import type { Link, LinkHandlers } from "../transport/transport.ts";
+import type { Expiring, Link, LinkHandlers } from "../transport/transport.ts";
 import type { Logger } from "../types.ts";
 
 /**
@@ -64,7 +64,7 @@ const NOTHING = new Uint8Array(0);
  * the link once the Transport has opened it. Events that come before that (a TLS refusal in the same turn as the
  * dial) are handled as they come.
  */
-export class Connection implements LinkHandlers {
+export class Connection implements LinkHandlers, Expiring {
   private link: Link | null = null;
   private readonly target: string;
   private readonly owner: ConnectionOwner;
@@ -219,7 +219,7 @@ export class Connection implements LinkHandlers {
 
   /**
    * Sends the ConnectRequest and resolves with the server's ConnectResponse. Its deadline is the caller's
-   * (`handshakeTimedOut`): the attempt keeps one timer for its dial and its handshake.
+   * (`deadlinePassed`): the attempt keeps one timer for its dial and its handshake.
    */
   connect(req: ConnectRequest): Promise<ConnectResponse> {
     return new Promise<ConnectResponse>((resolve, reject) => {
@@ -450,8 +450,8 @@ export class Connection implements LinkHandlers {
     return h;
   }
 
-  /** No ConnectResponse came within `timeoutMs` of the ConnectRequest: the connection ends (connect() rejects). */
-  handshakeTimedOut(timeoutMs: number): void {
+  /** No ConnectResponse came within `timeoutMs` of the ConnectRequest (the handshake's deadline, Expiring): the connection ends (connect() rejects). */
+  deadlinePassed(timeoutMs: number): void {
     if (this.handshake !== null) this.close(`no ConnectResponse from ${this.remote} within ${timeoutMs} ms`);
   }
 
