@@ -12,7 +12,7 @@ import { Caller, clientPaths, createNode, ephemeralsPrefix, identities, need, pe
 import { ZooKeeperError, badArguments } from "./errors.ts";
 import { publishState, publishWatch, tracingWatches } from "./diagnostics.ts";
 import { watchedEvent } from "./events.ts";
-import { credentialName, identitiesText } from "./session/priming.ts";
+import { credentialName } from "./session/priming.ts";
 import { deleteTree } from "./helpers.ts";
 import { Op, decodeResults, encodeOp, multiNeeds } from "./multi-ops.ts";
 import { type EnsembleEvent, EnsembleTracker, type ReadOp, type ReadResult, type ReconfigOptions, type ZooKeeperConfig, getConfig, multiRead, reconfig } from "./config-ops.ts";
@@ -102,7 +102,6 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   private shownState: SessionState = "connecting";
   /** close() was called: the lease is over ("closing" was emitted), whatever the session still reads. */
   private closeCalled = false;
-  private readonly identities = (): string => identitiesText(this.credentials);
   /** Follows /zookeeper/config (trackEnsemble); made when it starts (null until then, and when off). */
   private tracker: EnsembleTracker | null = null;
   /** A dns-srv:// connect string's periodic SRV lookup (null for a plain connect string). */
@@ -127,7 +126,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     this.log = options.logger ?? silent;
     const o = sessionOptions(parsed.hosts, options, this.log, {
       chroot: this.chroot,
-      identities: this.identities,
+      credentials: this.credentials,
       watches: this.watches,
       onState: (state) => {
         const from = this.shownState;

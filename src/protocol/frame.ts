@@ -109,11 +109,11 @@ export class FrameDecoder {
  */
 export const frameWriter: JuteWriter = frameArenaWriter();
 
-/** Encodes one length-prefixed frame whose payload `write` produces. */
-export function encodeFrame(write: (w: JuteWriter) => void, w: JuteWriter = frameWriter): Uint8Array {
+/** Encodes one length-prefixed frame whose payload `write` produces (from `value`: a record's writer needs no closure). */
+export function encodeFrame<T>(write: (w: JuteWriter, value: T) => void, value?: T, w: JuteWriter = frameWriter): Uint8Array {
   w.reset();
   const at = w.beginFrame();
-  write(w);
+  write(w, value as T);
   w.finishFrame(at);
   return w.toBytes();
 }

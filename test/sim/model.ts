@@ -227,7 +227,7 @@ export class ZkModel {
   }
 
   private send(c: Conn, write: (w: JuteWriter) => void): void {
-    if (!c.closed) c.link.send(encodeFrame(write, this.w).slice());
+    if (!c.closed) c.link.send(encodeFrame(write, undefined, this.w).slice());
   }
 
   private reply(c: Conn, xid: number, err: number, body?: (w: JuteWriter) => void, noZxid = false): void {

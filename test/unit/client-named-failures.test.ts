@@ -7,7 +7,8 @@ import { ErrorCode, EventType, KeeperState, ZooKeeper, ZooKeeperError, type Link
 import { parseConnectString } from "../../src/protocol/connect-string.ts";
 import { watchedEvent } from "../../src/client/events.ts";
 import { HostList } from "../../src/client/session/hosts.ts";
-import { credentialName, identitiesText } from "../../src/client/session/priming.ts";
+import { credentialName } from "../../src/client/session/priming.ts";
+import { identitiesText } from "../../src/client/wire/call-record.ts";
 import { endedError } from "../../src/client/session/session-states.ts";
 import { ManualClock, settle } from "../support/fakes/fake-clock.ts";
 

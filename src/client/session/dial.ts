@@ -81,7 +81,7 @@ export async function establish(x: DialContext, host: HostPort): Promise<Outcome
   }
   // The connection exists before its link and is the link's handlers: a runtime may report the TLS 1.3 refusal
   // (an error, then close) in the same turn as the handshake, before the dial's promise resumes this function.
-  const c = new Connection(x.session, { target: hostText(host), maxBufferSize: x.maxBufferSize, logger: x.logger, clock: x.clock });
+  const c = new Connection(x.session, hostText(host), x.maxBufferSize, x.logger, x.clock);
   // The dial's deadline, then the handshake's (perHost from its request), on the session's one deadline timer,
   // which steps by the connection's tick (deadline.ts).
   x.deadline.attempt(perHost, tickForTimeout(x.negotiatedTimeout || x.sessionTimeout));

@@ -32,14 +32,6 @@ export function credentialName(scheme: string, auth: Uint8Array): string {
   return `${scheme} (credentials not shown)`;
 }
 
-/** The identities a session holds, for NOAUTH's message: the names of `credentialName`, or no one. */
-export function identitiesText(names: readonly string[]): string {
-  if (names.length === 0) return "no one (world:anyone)";
-  const list = [...new Set(names)].join(", ");
-  // The server takes any digest password and makes an identity of it: a wrong one shows only here, as NOAUTH.
-  return names.some((n) => n.startsWith("digest ")) ? `${list} (a wrong digest password is not refused: it gives an identity no ACL names)` : list;
-}
-
 /**
  * Sends one AuthPacket on the link being primed or served; `onRefused` runs when the server says no (it then
  * closes the link). A lost link leaves the waiters waiting: the next connection re-sends every stored credential.

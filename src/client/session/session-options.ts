@@ -38,8 +38,8 @@ export interface SessionOptions {
   watches: WatchRegistry;
   /** The client's chroot, for the calls' `result` mappings (call-record.ts CallContext). */
   chroot: string;
-  /** Who the session authenticated as, for NOAUTH's message (never secrets). */
-  identities?: () => string;
+  /** Who the session authenticated as (the client's list, as it grows), for NOAUTH's message (never secrets). */
+  credentials?: readonly string[];
   onState(state: SessionState): void;
   /** A notification (`zxid`: the change's, -1 before 3.9) and the watchers it triggers (a fresh array, the caller's to keep). */
   onWatchEvent(event: { type: number; state: number; path: string }, zxid: bigint, watchers: ((e: WatchedEvent) => void)[]): void;
@@ -58,7 +58,26 @@ export interface InternalOptions extends ConnectOptions {
 }
 
 /** What the client gives the session besides ConnectOptions: its watch registry and its callbacks. */
-export type SessionCallbacks = Pick<SessionOptions, "chroot" | "identities" | "watches" | "onState" | "onWatchEvent" | "onSessionEvent" | "onResume">;
+export type SessionCallbacks = Pick<SessionOptions, "chroot" | "credentials" | "watches" | "onState" | "onWatchEvent" | "onSessionEvent" | "onResume">;
+
+/** An option that must be a positive number, `dflt` when not given; BADARGUMENTS names it otherwise. */
+function positive(given: unknown, name: string, dflt: number): number {
+  const v = given ?? dflt;
+  if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) throw badArguments(`${name} must be a positive number`, "connect");
+  return v;
+}
+
+/** The dialer of each custom Transport, made once: a process mostly connects every session through one. */
+const transportDialers = new WeakMap<Transport, Dialer>();
+
+function dialerOf(transport: Transport): Dialer {
+  let dialer = transportDialers.get(transport);
+  if (dialer === undefined) {
+    dialer = (target, handlers, opts) => transport.connect(target, handlers, new TransportDialOptions(opts));
+    transportDialers.set(transport, dialer);
+  }
+  return dialer;
+}
 
 /**
  * Checks and completes the options; throws BADARGUMENTS. One object literal, not `{ ...checked, ...callbacks }`:
@@ -68,12 +87,7 @@ export type SessionCallbacks = Pick<SessionOptions, "chroot" | "identities" | "w
  */
 export function sessionOptions(hosts: readonly HostPort[], options: InternalOptions, logger: Logger, callbacks: SessionCallbacks): SessionOptions {
   // Each option read by its name (a read by a computed key, options[name], is a megamorphic lookup each time).
-  const num = (given: unknown, name: string, dflt: number): number => {
-    const v = given ?? dflt;
-    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) throw badArguments(`${name} must be a positive number`, "connect");
-    return v;
-  };
-  const connectTimeout = num(options.connectTimeout, "connectTimeout", DEFAULT_CONNECT_TIMEOUT);
+  const connectTimeout = positive(options.connectTimeout, "connectTimeout", DEFAULT_CONNECT_TIMEOUT);
   const transport: Transport = options.transport ?? defaultTransport;
   if (typeof transport !== "object" || transport === null || typeof transport.connect !== "function") throw badArguments("transport must have a connect() method", "connect");
   const clock = options.clock ?? systemClock;
@@ -87,14 +101,10 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
   // The default transport takes dialWithin's DialRequest as it is; a Transport is given TransportDialOptions,
   // whose `signal` is made when it reads it (an own property: a spread copy keeps it). Neither makes an
   // AbortSignal for a dial that never looks at it.
-  const dialer: Dialer =
-    options.dialer ??
-    (transport === defaultTransport
-      ? dialSocket
-      : (target, handlers, opts) => transport.connect(target, handlers, new TransportDialOptions(opts)));
+  const dialer: Dialer = options.dialer ?? (transport === defaultTransport ? dialSocket : dialerOf(transport));
   return {
     hosts,
-    sessionTimeout: Math.round(num(options.sessionTimeout, "sessionTimeout", 30_000)),
+    sessionTimeout: Math.round(positive(options.sessionTimeout, "sessionTimeout", 30_000)),
     connectTimeout,
     readOnly: options.readOnly === true,
     tls: options.tls,
@@ -102,7 +112,7 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     sasl: options.sasl ? saslFactory(options.sasl, { dialer, clock, connectTimeout, logger, resolver: options.resolver }) : undefined,
     sessionId: options.sessionId,
     sessionPassword: options.sessionPassword,
-    maxBufferSize: num(options.maxBufferSize, "maxBufferSize", DEFAULT_MAX_BUFFER),
+    maxBufferSize: positive(options.maxBufferSize, "maxBufferSize", DEFAULT_MAX_BUFFER),
     clientSideExpiry: options.clientSideExpiry !== false,
     logger,
     dialer,
@@ -110,7 +120,7 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     clock,
     watches: callbacks.watches,
     chroot: callbacks.chroot,
-    identities: callbacks.identities,
+    credentials: callbacks.credentials,
     onState: callbacks.onState,
     onWatchEvent: callbacks.onWatchEvent,
     onSessionEvent: callbacks.onSessionEvent,

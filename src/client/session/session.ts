@@ -90,7 +90,7 @@ export class Session implements AttemptOwner {
 
   constructor(o: SessionOptions) {
     this.#o = o;
-    this.context = { chroot: o.chroot, maxBufferSize: o.maxBufferSize, watches: o.watches, identities: o.identities, lost: this.lost };
+    this.context = { chroot: o.chroot, maxBufferSize: o.maxBufferSize, watches: o.watches, credentials: o.credentials, lost: this.lost };
     this.clock = o.clock ?? systemClock;
     // The client's own timers run on the same clock, watched for lateness: a timer that fires late means
     // the process was stalled, and "resumed" goes out before that timer (or any link callback) acts.

@@ -53,8 +53,8 @@ export interface CallContext {
   readonly maxBufferSize: number;
   /** Where a call's `watcher` is registered when its reply comes (none for the connection's pings). */
   readonly watches?: WatchRegistry;
-  /** Who the session authenticated as, for a NOAUTH's message (called only then; never secrets). */
-  readonly identities?: () => string;
+  /** Who the session authenticated as (credentialName's names, never secrets), for a NOAUTH's message (read only then). */
+  readonly credentials?: readonly string[];
   /** Told of every call that was sent and lost its reply (outcome.ts), so that a later attempt can be resolved. */
   readonly lost?: { record(call: Call<unknown, unknown>, error: ZooKeeperError): void };
 }
@@ -140,6 +140,14 @@ export function encodeCall(spec: CallSpec<never, unknown>, body: unknown, call: 
  * A request from Session.send until its reply (or its failure): one object per request (its methods are shared,
  * not closures made per call), with its frame from `encodeCall`.
  */
+/** The identities a session holds, for NOAUTH's message: the names of `credentialName`, or no one. */
+export function identitiesText(names: readonly string[]): string {
+  if (names.length === 0) return "no one (world:anyone)";
+  const list = [...new Set(names)].join(", ");
+  // The server takes any digest password and makes an identity of it: a wrong one shows only here, as NOAUTH.
+  return names.some((n) => n.startsWith("digest ")) ? `${list} (a wrong digest password is not refused: it gives an identity no ACL names)` : list;
+}
+
 export class Pending {
   /** Written into the frame by `takeFrame` when the connection queues it (AuthPacket: always -4; ping: -2). */
   xid: number;
@@ -232,8 +240,8 @@ export class Pending {
     if (call.watcher !== undefined) this.watch(err);
     else call.onReply?.(err);
     if (err !== 0) {
-      const identities = this.context.identities;
-      this.fail(new ZooKeeperError(err as ErrorCode, err === ErrorCode.NOAUTH && identities ? `not authorized; this session authenticated as: ${identities()}; authenticate as an identity the node's ACL grants (connect's auth option, or addAuthInfo)` : undefined, { op: call.op, path: call.path }));
+      const credentials = this.context.credentials;
+      this.fail(new ZooKeeperError(err as ErrorCode, err === ErrorCode.NOAUTH && credentials ? `not authorized; this session authenticated as: ${identitiesText(credentials)}; authenticate as an identity the node's ACL grants (connect's auth option, or addAuthInfo)` : undefined, { op: call.op, path: call.path }));
       return;
     }
     let value: unknown;

@@ -41,15 +41,6 @@ export interface ConnectionOwner {
   nextXid(): number;
 }
 
-interface ConnectionOptions {
-  /** "host:port" it is for, until the link (and its own `remote`) exists. */
-  target: string;
-  maxBufferSize: number;
-  logger: Logger;
-  /** Timers and "now" (default: the runtime's timers and performance.now()). */
-  clock?: Clock;
-}
-
 const MAX_WRITE = 256 * 1024;
 
 /** Every ping's call: the client's own, answered by a bare header (its Pending settles nobody). */
@@ -110,13 +101,17 @@ export class Connection implements LinkHandlers, Expiring {
   private endWait = 0;
   private closedReason: string | null = null;
 
-  constructor(owner: ConnectionOwner, opts: ConnectionOptions) {
+  /**
+   * `target`: "host:port" it is for, until the link (and its own `remote`) exists. `clock`: timers and "now" (default:
+   * the runtime's timers and performance.now()).
+   */
+  constructor(owner: ConnectionOwner, target: string, maxBufferSize: number, logger: Logger, clock: Clock = systemClock) {
     this.owner = owner;
-    this.target = opts.target;
-    this.decoder = new FrameDecoder(opts.maxBufferSize);
+    this.target = target;
+    this.decoder = new FrameDecoder(maxBufferSize);
     this.reader = new JuteReader(NOTHING, 0, 0, this.decoder.maxFrameSize * 2);
-    this.log = opts.logger;
-    this.clock = opts.clock ?? systemClock;
+    this.log = logger;
+    this.clock = clock;
     // lastRecv and lastSend start with the ConnectRequest (connect()): nothing reads them before.
   }
 
@@ -233,7 +228,7 @@ export class Connection implements LinkHandlers, Expiring {
       // One reading of the clock for both: the request is sent as it is written.
       const at = this.now();
       this.handshakeSentAt = this.lastRecv = at;
-      this.writeNow(encodeFrame((w) => writeConnectRequest(w, req)), at);
+      this.writeNow(encodeFrame(writeConnectRequest, req), at);
     });
   }
 
