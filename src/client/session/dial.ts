@@ -5,7 +5,7 @@
 // its owner (the session) directly: nothing is relayed through here.
 import { ErrorCode } from "../../protocol/constants.ts";
 import { type HostPort, hostText } from "../../protocol/connect-string.ts";
-import type { ConnectResponse } from "../../protocol/records.ts";
+import type { ConnectRequest, ConnectResponse } from "../../protocol/records.ts";
 import { Connection, type ConnectionOwner } from "../wire/connection.ts";
 import { tickForTimeout } from "../wire/liveness.ts";
 import type { Clock } from "../clock.ts";
@@ -63,53 +63,95 @@ export interface AttemptOwner extends ConnectionOwner {
 /** A new session's ConnectRequest password: 16 zero bytes (only ever read). */
 const NO_PASSWORD = new Uint8Array(16);
 
-export async function establish(x: DialContext, host: HostPort): Promise<Outcome> {
+/** One attempt on `host`: its Outcome, for the session's loop to act on. */
+export function establish(x: DialContext, host: HostPort): Promise<Outcome> {
+  return x.sasl ? establishWithSasl(x, host, x.sasl) : handshake(x, host, undefined);
+}
+
+/**
+ * The SASL client first (GSSAPI: the service ticket from the KDC), so a refused login leaves no session behind on the
+ * server and an unreachable KDC is this attempt's error (the connect timeout's message names it).
+ */
+async function establishWithSasl(x: DialContext, host: HostPort, sasl: SaslFactory): Promise<Outcome> {
+  x.deadline.watch(); // no attempt's deadline runs through the KDC exchange: connect()'s is watched through it
+  let mech: SaslClient;
+  try {
+    mech = await sasl(host);
+  } catch (e) {
+    if (e instanceof SaslRefused) return { kind: "fatal", state: "authFailed", code: ErrorCode.AUTHFAILED, reason: e.message };
+    return { kind: "failed", error: e as Error };
+  }
+  if (x.session.attemptStopped()) return { kind: "stopped" };
+  return handshake(x, host, mech);
+}
+
+/**
+ * Dials `host` and performs the handshake: one promise, settled from the dial's promise and the connection's
+ * handshake callback (no promise of its own), the attempt's deadline ended whichever way it goes.
+ */
+function handshake(x: DialContext, host: HostPort, mech: SaslClient | undefined): Promise<Outcome> {
   let perHost = Math.max(1000, (x.negotiatedTimeout || x.sessionTimeout) / x.hostCount);
   if (x.first) perHost = Math.min(perHost, Math.max(500, x.connectTimeout / 2));
-  // The SASL client first (GSSAPI: the service ticket from the KDC), so a refused login leaves no session
-  // behind on the server and an unreachable KDC is this attempt's error (the connect timeout's message names it).
-  let mech: SaslClient | undefined;
-  if (x.sasl) {
-    x.deadline.watch(); // no attempt's deadline runs through the KDC exchange: connect()'s is watched through it
-    try {
-      mech = await x.sasl(host);
-    } catch (e) {
-      if (e instanceof SaslRefused) return { kind: "fatal", state: "authFailed", code: ErrorCode.AUTHFAILED, reason: e.message };
-      return { kind: "failed", error: e as Error };
-    }
-    if (x.session.attemptStopped()) return { kind: "stopped" };
-  }
   // The connection exists before its link and is the link's handlers: a runtime may report the TLS 1.3 refusal
-  // (an error, then close) in the same turn as the handshake, before the dial's promise resumes this function.
+  // (an error, then close) in the same turn as the handshake, before the dial's promise settles.
   const c = new Connection(x.session, hostText(host), x.maxBufferSize, x.logger, x.clock);
   // The dial's deadline, then the handshake's (perHost from its request), on the session's one deadline timer,
   // which steps by the connection's tick (deadline.ts).
   x.deadline.attempt(perHost, tickForTimeout(x.negotiatedTimeout || x.sessionTimeout));
-  let res: ConnectResponse;
-  try {
-    // GSSAPI names the server's principal from one address of the host's name: the dial goes there (the name kept for TLS).
-    const address = mech?.address;
-    const resolver = address === undefined ? x.resolver : (): Promise<string[]> => Promise.resolve([address]);
-    c.attach(await dialWithin(x.deadline, perHost, host, x.tls, x.dialer, c, resolver));
-    if (x.session.attemptStopped()) {
-      c.close("the session ended while connecting");
-      return { kind: "stopped" };
-    }
-    x.session.attempting(c);
-    x.deadline.move(perHost, c); // told c.deadlinePassed(perHost)
-    res = await c.connect({
-      protocolVersion: 0,
-      lastZxidSeen: x.lastZxid,
-      timeOut: x.sessionTimeout,
-      sessionId: x.resume ? x.resume.id : 0n,
-      passwd: x.resume ? x.resume.password : NO_PASSWORD,
-      readOnly: x.readOnly,
-    });
-  } catch (e) {
-    return { kind: "failed", error: e as Error };
-  } finally {
-    x.deadline.endAttempt(); // connect()'s deadline is still watched (SASL and priming are still to come)
-  }
+  // GSSAPI names the server's principal from one address of the host's name: the dial goes there (the name kept for TLS).
+  const address = mech?.address;
+  const resolver = address === undefined ? x.resolver : (): Promise<string[]> => Promise.resolve([address]);
+  return new Promise<Outcome>((resolve) => {
+    const failed = (e: unknown): void => {
+      x.deadline.endAttempt(); // connect()'s deadline is still watched (SASL and priming are still to come)
+      resolve({ kind: "failed", error: e as Error });
+    };
+    dialWithin(x.deadline, perHost, host, x.tls, x.dialer, c, resolver).then((link) => {
+      try {
+        c.attach(link);
+        if (x.session.attemptStopped()) {
+          c.close("the session ended while connecting");
+          x.deadline.endAttempt();
+          resolve({ kind: "stopped" });
+          return;
+        }
+        x.session.attempting(c);
+        x.deadline.move(perHost, c); // told c.deadlinePassed(perHost)
+        const request: ConnectRequest = {
+          protocolVersion: 0,
+          lastZxidSeen: x.lastZxid,
+          timeOut: x.sessionTimeout,
+          sessionId: x.resume ? x.resume.id : 0n,
+          passwd: x.resume ? x.resume.password : NO_PASSWORD,
+          readOnly: x.readOnly,
+        };
+        c.connect(request, (res, error) => {
+          if (res === null) return failed(error);
+          x.deadline.endAttempt();
+          try {
+            resolve(accepted(x, c, res, mech));
+          } catch (e) {
+            broke(c, e, failed);
+          }
+        });
+      } catch (e) {
+        broke(c, e, failed);
+      }
+    }, failed);
+  });
+}
+
+/**
+ * What the handshake's callbacks threw (a custom Transport's close or a custom clock's setTimeout, say) fails the
+ * attempt, as in any of its steps: never a hang.
+ */
+function broke(c: Connection, e: unknown, failed: (e: unknown) => void): void {
+  c.close(`connecting failed: ${(e as Error).message}`);
+  failed(e);
+}
+
+/** The server's answer to the ConnectRequest: an expired or mixed-up session ends the session, else it is established. */
+function accepted(x: DialContext, c: Connection, res: ConnectResponse, mech: SaslClient | undefined): Outcome {
   const id = x.resume?.id ?? 0n;
   if (res.timeOut <= 0) {
     c.close("session expired");

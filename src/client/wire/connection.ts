@@ -41,6 +41,9 @@ export interface ConnectionOwner {
   nextXid(): number;
 }
 
+/** How a handshake ends: the ConnectResponse, or the error that ended the connection first. */
+export type Handshaken = (res: ConnectResponse | null, error: Error | null) => void;
+
 const MAX_WRITE = 256 * 1024;
 
 /** Every ping's call: the client's own, answered by a bare header (its Pending settles nobody). */
@@ -65,8 +68,8 @@ export class Connection implements LinkHandlers, Expiring {
   private readonly inFlight = new Fifo<Pending>();
   /** AuthPackets and pings awaiting their replies: made by the first (most connections send neither). */
   private authInFlight: Fifo<Pending> | null = null;
-  /** connect()'s promise while the ConnectResponse is awaited (its deadline is the attempt's: dial.ts). */
-  private handshake: { resolve(r: ConnectResponse): void; reject(e: Error): void } | null = null;
+  /** connect()'s callback while the ConnectResponse is awaited (its deadline is the attempt's: dial.ts). */
+  private handshake: Handshaken | null = null;
   /**
    * The frames of the write being gathered: the first `outboxCount` slots (the array is kept from write to write, its
    * written slots cleared: a new array per write was a new backing store per request at one outstanding).
@@ -213,23 +216,22 @@ export class Connection implements LinkHandlers, Expiring {
   // --- handshake ---
 
   /**
-   * Sends the ConnectRequest and resolves with the server's ConnectResponse. Its deadline is the caller's
-   * (`deadlinePassed`): the attempt keeps one timer for its dial and its handshake.
+   * Sends the ConnectRequest; `done` is called once, with the server's ConnectResponse or with the CONNECTIONLOSS
+   * that ended the connection first (as it happens, in the link's callback or in close()). Its deadline is the
+   * caller's (`deadlinePassed`): the attempt keeps one timer for its dial and its handshake.
    */
-  connect(req: ConnectRequest): Promise<ConnectResponse> {
-    return new Promise<ConnectResponse>((resolve, reject) => {
-      if (this.closedReason !== null) {
-        reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, this.closedReason));
-        return;
-      }
-      this.handshake = { resolve, reject };
-      // Written alone: the Java client does not pipeline behind it because a server that answers
-      // "expired" closes at once and a concurrent write could provoke an RST that eats the answer.
-      // One reading of the clock for both: the request is sent as it is written.
-      const at = this.now();
-      this.handshakeSentAt = this.lastRecv = at;
-      this.writeNow(encodeFrame(writeConnectRequest, req), at);
-    });
+  connect(req: ConnectRequest, done: Handshaken): void {
+    if (this.closedReason !== null) {
+      done(null, new ZooKeeperError(ErrorCode.CONNECTIONLOSS, this.closedReason));
+      return;
+    }
+    this.handshake = done;
+    // Written alone: the Java client does not pipeline behind it because a server that answers
+    // "expired" closes at once and a concurrent write could provoke an RST that eats the answer.
+    // One reading of the clock for both: the request is sent as it is written.
+    const at = this.now();
+    this.handshakeSentAt = this.lastRecv = at;
+    this.writeNow(encodeFrame(writeConnectRequest, req), at);
   }
 
   /** Starts pings and the read timeout for the negotiated session timeout. */
@@ -400,9 +402,9 @@ export class Connection implements LinkHandlers, Expiring {
     if (this.handshake) {
       const res = readConnectResponse(r); // first: a malformed one throws while connect() can still be rejected (close)
       r.reset(NOTHING, 0, 0); // its bytes hold the session password: the reader keeps no view of them until the next frame
-      const h = this.endHandshake();
+      const done = this.endHandshake();
       this.acked = this.handshakeSentAt;
-      h.resolve(res);
+      done(res, null);
       return;
     }
     // The reply header (ReplyHeader: xid, zxid, err) read field by field: no object per reply.
@@ -438,14 +440,14 @@ export class Connection implements LinkHandlers, Expiring {
     head.onReply(err, err === 0 ? r : null);
   }
 
-  /** The handshake's promise, to settle now. */
-  private endHandshake(): { resolve(r: ConnectResponse): void; reject(e: Error): void } {
+  /** The handshake's callback, to call now. */
+  private endHandshake(): Handshaken {
     const h = this.handshake!;
     this.handshake = null;
     return h;
   }
 
-  /** No ConnectResponse came within `timeoutMs` of the ConnectRequest (the handshake's deadline, Expiring): the connection ends (connect() rejects). */
+  /** No ConnectResponse came within `timeoutMs` of the ConnectRequest (the handshake's deadline, Expiring): the connection ends (connect()'s callback hears it). */
   deadlinePassed(timeoutMs: number): void {
     if (this.handshake !== null) this.close(`no ConnectResponse from ${this.remote} within ${timeoutMs} ms`);
   }
@@ -468,9 +470,9 @@ export class Connection implements LinkHandlers, Expiring {
     this.link?.close();
     this.log.debug(`zookeeper: connection closed: ${reason}`);
     if (this.handshake) {
-      const h = this.endHandshake();
+      const done = this.endHandshake();
       // The link's own error stays reachable (e.g. a TLS alert code that makes retrying pointless).
-      h.reject(new ZooKeeperError(ErrorCode.CONNECTIONLOSS, reason, { cause }));
+      done(null, new ZooKeeperError(ErrorCode.CONNECTIONLOSS, reason, { cause }));
     }
     // The owner first (the session moves to "disconnected"), then the requests: a caller that catches
     // CONNECTIONLOSS reads the new state, never "connected".
