@@ -11,7 +11,7 @@ import { tickForTimeout } from "../wire/liveness.ts";
 import type { Clock } from "../clock.ts";
 import { type SaslClient, type SaslFactory, SaslRefused } from "../sasl/exchange.ts";
 import { EXPIRED_ADVICE, type EndState } from "./session-states.ts";
-import { type Dialer, type Resolver, dialWithin } from "../transport/transport.ts";
+import { type Dialer, type Link, type Resolver, dialWithin } from "../transport/transport.ts";
 import type { ConnectDeadline } from "./deadline.ts";
 import type { Logger, TlsSetting } from "../types.ts";
 
@@ -106,7 +106,7 @@ function handshake(x: DialContext, host: HostPort, mech: SaslClient | undefined)
       x.deadline.endAttempt(); // connect()'s deadline is still watched (SASL and priming are still to come)
       resolve({ kind: "failed", error: e as Error });
     };
-    dialWithin(x.deadline, perHost, host, x.tls, x.dialer, c, resolver).then((link) => {
+    const linked = (link: Link): void => {
       try {
         c.attach(link);
         if (x.session.attemptStopped()) {
@@ -137,7 +137,8 @@ function handshake(x: DialContext, host: HostPort, mech: SaslClient | undefined)
       } catch (e) {
         broke(c, e, failed);
       }
-    }, failed);
+    };
+    dialWithin(x.deadline, perHost, host, x.tls, x.dialer, c, resolver, linked, failed);
   });
 }
 

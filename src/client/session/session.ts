@@ -305,7 +305,7 @@ export class Session implements AttemptOwner {
     const readOnly = res.readOnly;
     const state: Phase = { kind: "connected", conn, host, readOnly, probe: null };
     // Everything queued while not connected goes first, before anything the "connected" event's listeners send.
-    this.queue.release((p) => this.transmit(conn, p));
+    if (this.queue.length > 0) this.queue.release((p) => this.transmit(conn, p)); // most connections find nothing waiting: no closure
     this.transition(state);
     if (readOnly) state.probe = this.startReadOnlyProbe(host);
   }

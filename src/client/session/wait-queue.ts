@@ -44,7 +44,6 @@ export class WaitQueue {
 
   /** Hands every waiting request to `send`, oldest first. */
   release(send: (p: Pending) => void): void {
-    if (this.items.length === 0) return; // most connections find nothing waiting
     for (const w of this.items.drain()) {
       if (w.timer) this.clock.clearTimeout(w.timer);
       w.unlisten?.();

@@ -6,7 +6,7 @@ import type { HostPort } from "../../protocol/connect-string.ts";
 import { concatBytes } from "../../protocol/bytes.ts";
 import type { Clock } from "../clock.ts";
 import type { TlsSetting } from "./tls-options.ts";
-import { type DialDeadline, type Dialer, type Expiring, type Resolver, dialWithin } from "./transport.ts";
+import { type DialDeadline, type Dialer, type Expiring, type Link, type Resolver, dialWithin } from "./transport.ts";
 
 export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd: string, timeoutMs = 2000, tls?: TlsSetting, resolver?: Resolver): Promise<string> {
   return new Promise<string>((resolve, reject) => {
@@ -23,17 +23,21 @@ export function fourLetterWord(dialer: Dialer, clock: Clock, host: HostPort, cmd
       if (err) reject(err);
       else resolve(new TextDecoder().decode(concatBytes(...chunks)));
     };
-    dialWithin(deadline, timeoutMs, host, tls, dialer, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, resolver)
-      .then((l) => {
-        if (done) return l.close();
-        deadline.expireWith({
-          deadlinePassed: () => {
-            l.close();
-            finish(new Error(`${cmd} to ${host.host}:${host.port} timed out`));
-          },
-        });
+    const linked = (l: Link): void => {
+      if (done) return l.close();
+      deadline.expireWith({
+        deadlinePassed: () => {
+          l.close();
+          finish(new Error(`${cmd} to ${host.host}:${host.port} timed out`));
+        },
+      });
+      try {
         l.write(new TextEncoder().encode(cmd));
-      })
-      .catch((e: Error) => finish(e));
+      } catch (e) {
+        l.close();
+        finish(e as Error);
+      }
+    };
+    dialWithin(deadline, timeoutMs, host, tls, dialer, { onData: (c) => chunks.push(c), onDrain: () => {}, onClose: () => finish() }, resolver, linked, (e) => finish(e as Error));
   });
 }

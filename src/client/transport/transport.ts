@@ -248,11 +248,12 @@ export type Resolver = (host: string) => Promise<string[]>;
 
 /**
  * Dials `target` through `dialer` (its handlers `handlers`) with a DialRequest (`tls`, `ms`), cancelled when `deadline`
- * passes (the connect timeout is the client's, not the Transport's, `ms` only names it): rejects then, whether or not
- * the Transport heeds the signal, and closes a link that comes later. The deadline is its owner's to stop (after a
- * failed dial, or what follows a link). Within the same deadline, first: a `tls` function or TlsOptions naming files are
- * loaded for this dial (tls-files.ts), and with a `resolver` a host name is resolved, the dial then going to one of its
- * addresses (the name kept as TLS `servername`). A name that does not resolve rejects with code ENOTFOUND.
+ * passes (the connect timeout is the client's, not the Transport's, `ms` only names it): `failed` is told then, whether
+ * or not the Transport heeds the signal, and a link that comes later is closed. Ends by telling `linked` or `failed`,
+ * once (callbacks, not a promise: the caller's attempt has one of its own). The deadline is its owner's to stop (after
+ * a failed dial, or what follows a link). Within the same deadline, first: a `tls` function or TlsOptions naming files
+ * are loaded for this dial (tls-files.ts), and with a `resolver` a host name is resolved, the dial then going to one of
+ * its addresses (the name kept as TLS `servername`). A name that does not resolve fails with code ENOTFOUND.
  */
 export function dialWithin(
   deadline: DialDeadline,
@@ -261,26 +262,27 @@ export function dialWithin(
   tls: TlsSetting | undefined,
   dialer: Dialer,
   handlers: LinkHandlers,
-  resolver?: Resolver,
-): Promise<Link> {
+  resolver: Resolver | undefined,
+  linked: (link: Link) => void,
+  failed: (error: unknown) => void,
+): void {
   const byName = resolver !== undefined && isIP(target.host) === 0;
-  if (!byName && !tlsNeedsLoading(tls)) return dialNow(deadline, ms, target, tls, dialer, handlers);
-  return new Promise<Link>((resolve, reject) => {
-    let expired = false;
-    deadline.expireWith({
-      deadlinePassed: () => {
-        expired = true;
-        reject(new Error(`connect to ${hostText(target)} timed out after ${ms} ms (${byName ? "resolving its name" : "loading the TLS material"})`));
-      },
-    });
-    Promise.all([tlsNeedsLoading(tls) ? loadTls(tls) : tls, byName ? resolveHost(resolver, target) : target]).then(
-      ([options, address]) => {
-        if (expired) return;
-        dialNow(deadline, ms, address, address === target ? options : named(options, target.host), dialer, handlers).then(resolve, reject);
-      },
-      reject,
-    );
+  if (!byName && !tlsNeedsLoading(tls)) return dialNow(deadline, ms, target, tls, dialer, handlers, linked, failed);
+  let expired = false;
+  deadline.expireWith({
+    deadlinePassed: () => {
+      expired = true;
+      failed(new Error(`connect to ${hostText(target)} timed out after ${ms} ms (${byName ? "resolving its name" : "loading the TLS material"})`));
+    },
   });
+  Promise.all([tlsNeedsLoading(tls) ? loadTls(tls) : tls, byName ? resolveHost(resolver, target) : target]).then(
+    ([options, address]) => {
+      if (!expired) dialNow(deadline, ms, address, address === target ? options : named(options, target.host), dialer, handlers, linked, failed);
+    },
+    (e: unknown) => {
+      if (!expired) failed(e);
+    },
+  );
 }
 
 const notFound = (message: string, cause?: unknown): Error =>
@@ -308,19 +310,38 @@ function named(tls: boolean | TlsOptions | undefined, name: string): boolean | T
 
 /**
  * The dial itself, its DialRequest told when the deadline passes. The default transport (dialSocket) rejects with the
- * request's reason once it is cancelled, and closes its socket: its own promise is the dial's. Any other is raced: the
- * request's cancel rejects the dial's promise (its one listener: a Transport sees it only through TransportDialOptions),
- * and a link that comes after it is closed.
+ * request's reason once it is cancelled, and closes its socket: its promise tells the caller. Any other is raced: the
+ * request's cancel tells `failed` (its one listener: a Transport sees it only through TransportDialOptions), and a link
+ * or a rejection that comes after it is closed or dropped.
  */
-function dialNow(deadline: DialDeadline, ms: number, target: HostPort, tls: boolean | TlsOptions | undefined, dialer: Dialer, handlers: LinkHandlers): Promise<Link> {
+function dialNow(
+  deadline: DialDeadline,
+  ms: number,
+  target: HostPort,
+  tls: boolean | TlsOptions | undefined,
+  dialer: Dialer,
+  handlers: LinkHandlers,
+  linked: (link: Link) => void,
+  failed: (error: unknown) => void,
+): void {
   const request = new DialRequest(target, tls, ms);
   deadline.expireWith(request);
-  if (dialer === dialSocket) return dialSocket(target, handlers, request);
-  return new Promise<Link>((resolve, reject) => {
-    request.listen(reject);
-    dialer(target, handlers, request).then((link) => {
-      if (request.reason !== null) link.close();
-      else resolve(link);
-    }, reject);
-  });
+  if (dialer === dialSocket) {
+    dialSocket(target, handlers, request).then(linked, failed);
+    return;
+  }
+  request.listen(failed);
+  try {
+    dialer(target, handlers, request).then(
+      (link) => {
+        if (request.reason !== null) link.close();
+        else linked(link);
+      },
+      (e: unknown) => {
+        if (request.reason === null) failed(e);
+      },
+    );
+  } catch (e) {
+    failed(e); // a Transport whose connect() threw, or did not return a promise
+  }
 }
