@@ -149,8 +149,13 @@ export function tracingConnects(): boolean {
   return traced(connectTrace);
 }
 
+/** One connection attempt's `zookeeper-ts:connect` trace, settled once when the attempt is over. */
+export interface ConnectTrace {
+  settled(sessionId: bigint | null, error?: Error): void;
+}
+
 /** A connection attempt's trace, told by the session: `started` now, then `settled` once, with the error if it failed. */
-export function traceConnect(host: string, port: number): { settled(sessionId: bigint | null, error?: Error): void } {
+export function traceConnect(host: string, port: number): ConnectTrace {
   const context: ConnectContext = { serverAddress: host, serverPort: port };
   const t = connectTrace;
   t.start.publish(context);

@@ -63,33 +63,41 @@ export interface AttemptOwner extends ConnectionOwner {
 /** A new session's ConnectRequest password: 16 zero bytes (only ever read). */
 const NO_PASSWORD = new Uint8Array(16);
 
-/** One attempt on `host`: its Outcome, for the session's loop to act on. */
-export function establish(x: DialContext, host: HostPort): Promise<Outcome> {
-  return x.sasl ? establishWithSasl(x, host, x.sasl) : handshake(x, host, undefined);
+/** One attempt on `host`: `done` is told its Outcome once, for the session's loop to act on. */
+export function establish(x: DialContext, host: HostPort, done: (out: Outcome) => void): void {
+  if (x.sasl) establishWithSasl(x, host, x.sasl, done);
+  else handshake(x, host, undefined, done);
 }
 
 /**
  * The SASL client first (GSSAPI: the service ticket from the KDC), so a refused login leaves no session behind on the
  * server and an unreachable KDC is this attempt's error (the connect timeout's message names it).
  */
-async function establishWithSasl(x: DialContext, host: HostPort, sasl: SaslFactory): Promise<Outcome> {
+function establishWithSasl(x: DialContext, host: HostPort, sasl: SaslFactory, done: (out: Outcome) => void): void {
   x.deadline.watch(); // no attempt's deadline runs through the KDC exchange: connect()'s is watched through it
-  let mech: SaslClient;
+  let mech: Promise<SaslClient>;
   try {
-    mech = await sasl(host);
+    mech = Promise.resolve(sasl(host));
   } catch (e) {
-    if (e instanceof SaslRefused) return { kind: "fatal", state: "authFailed", code: ErrorCode.AUTHFAILED, reason: e.message };
-    return { kind: "failed", error: e as Error };
+    mech = Promise.reject(e);
   }
-  if (x.session.attemptStopped()) return { kind: "stopped" };
-  return handshake(x, host, mech);
+  mech.then(
+    (m) => {
+      if (x.session.attemptStopped()) done({ kind: "stopped" });
+      else handshake(x, host, m, done);
+    },
+    (e: unknown) => {
+      if (e instanceof SaslRefused) done({ kind: "fatal", state: "authFailed", code: ErrorCode.AUTHFAILED, reason: e.message });
+      else done({ kind: "failed", error: e as Error });
+    },
+  );
 }
 
 /**
- * Dials `host` and performs the handshake: one promise, settled from the dial's promise and the connection's
- * handshake callback (no promise of its own), the attempt's deadline ended whichever way it goes.
+ * Dials `host` and performs the handshake, telling `done` from the dial's callbacks and the connection's handshake
+ * callback (no promise of its own), the attempt's deadline ended whichever way it goes.
  */
-function handshake(x: DialContext, host: HostPort, mech: SaslClient | undefined): Promise<Outcome> {
+function handshake(x: DialContext, host: HostPort, mech: SaslClient | undefined, done: (out: Outcome) => void): void {
   let perHost = Math.max(1000, (x.negotiatedTimeout || x.sessionTimeout) / x.hostCount);
   if (x.first) perHost = Math.min(perHost, Math.max(500, x.connectTimeout / 2));
   // The connection exists before its link and is the link's handlers: a runtime may report the TLS 1.3 refusal
@@ -101,54 +109,51 @@ function handshake(x: DialContext, host: HostPort, mech: SaslClient | undefined)
   // GSSAPI names the server's principal from one address of the host's name: the dial goes there (the name kept for TLS).
   const address = mech?.address;
   const resolver = address === undefined ? x.resolver : (): Promise<string[]> => Promise.resolve([address]);
-  return new Promise<Outcome>((resolve) => {
-    const failed = (e: unknown): void => {
-      x.deadline.endAttempt(); // connect()'s deadline is still watched (SASL and priming are still to come)
-      resolve({ kind: "failed", error: e as Error });
-    };
-    const linked = (link: Link): void => {
-      try {
-        c.attach(link);
-        if (x.session.attemptStopped()) {
-          c.close("the session ended while connecting");
-          x.deadline.endAttempt();
-          resolve({ kind: "stopped" });
-          return;
-        }
-        x.session.attempting(c);
-        x.deadline.move(perHost, c); // told c.deadlinePassed(perHost)
-        const request: ConnectRequest = {
-          protocolVersion: 0,
-          lastZxidSeen: x.lastZxid,
-          timeOut: x.sessionTimeout,
-          sessionId: x.resume ? x.resume.id : 0n,
-          passwd: x.resume ? x.resume.password : NO_PASSWORD,
-          readOnly: x.readOnly,
-        };
-        c.connect(request, (res, error) => {
-          if (res === null) return failed(error);
-          x.deadline.endAttempt();
-          try {
-            resolve(accepted(x, c, res, mech));
-          } catch (e) {
-            broke(c, e, failed);
-          }
-        });
-      } catch (e) {
-        broke(c, e, failed);
+  let over = false;
+  /** The attempt's end, told once (a throw in a callback below, say, may come after the connection's end told it). */
+  const end = (out: Outcome): void => {
+    if (over) return;
+    over = true;
+    x.deadline.endAttempt(); // connect()'s deadline is still watched (SASL and priming are still to come)
+    done(out);
+  };
+  const failed = (e: unknown): void => end({ kind: "failed", error: e as Error });
+  const linked = (link: Link): void => {
+    try {
+      c.attach(link);
+      if (x.session.attemptStopped()) {
+        c.close("the session ended while connecting");
+        return end({ kind: "stopped" });
       }
-    };
-    dialWithin(x.deadline, perHost, host, x.tls, x.dialer, c, resolver, linked, failed);
-  });
-}
-
-/**
- * What the handshake's callbacks threw (a custom Transport's close or a custom clock's setTimeout, say) fails the
- * attempt, as in any of its steps: never a hang.
- */
-function broke(c: Connection, e: unknown, failed: (e: unknown) => void): void {
-  c.close(`connecting failed: ${(e as Error).message}`);
-  failed(e);
+      x.session.attempting(c);
+      x.deadline.move(perHost, c); // told c.deadlinePassed(perHost)
+      const request: ConnectRequest = {
+        protocolVersion: 0,
+        lastZxidSeen: x.lastZxid,
+        timeOut: x.sessionTimeout,
+        sessionId: x.resume ? x.resume.id : 0n,
+        passwd: x.resume ? x.resume.password : NO_PASSWORD,
+        readOnly: x.readOnly,
+      };
+      c.connect(request, (res, error) => {
+        if (res === null) return failed(error);
+        let out: Outcome;
+        try {
+          out = accepted(x, c, res, mech);
+        } catch (e) {
+          c.close(`connecting failed: ${(e as Error).message}`);
+          out = { kind: "failed", error: e as Error };
+        }
+        end(out);
+      });
+    } catch (e) {
+      // What the steps above threw (a custom Transport's close or a custom clock's setTimeout, say) fails the
+      // attempt, as in any of its steps: never a hang.
+      c.close(`connecting failed: ${(e as Error).message}`);
+      failed(e);
+    }
+  };
+  dialWithin(x.deadline, perHost, host, x.tls, x.dialer, c, resolver, linked, failed);
 }
 
 /** The server's answer to the ConnectRequest: an expired or mixed-up session ends the session, else it is established. */

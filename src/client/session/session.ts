@@ -24,7 +24,7 @@ import type { SessionOptions } from "./session-options.ts";
 import { isCertificateError } from "../transport/tls-errors.ts";
 import { fourLetterWord } from "../transport/four-letter.ts";
 import { ConnectDeadline } from "./deadline.ts";
-import { traceConnect, tracingConnects } from "../diagnostics.ts";
+import { type ConnectTrace, traceConnect, tracingConnects } from "../diagnostics.ts";
 import { WaitQueue } from "./wait-queue.ts";
 import { LostWrites } from "../outcome.ts";
 
@@ -78,9 +78,10 @@ export class Session implements AttemptOwner {
   private certFailures = 0;
   /** The last attempt's host name did not resolve (ENOTFOUND): the next host is dialled without the random pause. */
   private skipPause = false;
-  /** The connect loop (run()) last started, and whether it runs: it returns once a connection is served. */
-  private loop: Promise<void> | null = null;
+  /** Whether the connect loop runs (it stops once a connection is served), its attempts so far, and who waits for it to stop. */
   private looping = false;
+  private attempts = 0;
+  private loopStopped: (() => void) | null = null;
   /** The connection the loop established and served, until it ends (onClosed): its end starts the loop again. */
   private served: Connection | null = null;
   /** close()'s promise, for every call of it. */
@@ -170,7 +171,7 @@ export class Session implements AttemptOwner {
       this.firstResolve = resolve as (value: unknown) => void;
       this.firstReject = reject;
     });
-    this.loop = this.run(false);
+    this.startLoop(false);
     return promise;
   }
 
@@ -242,48 +243,81 @@ export class Session implements AttemptOwner {
   // --- the connect loop ---
 
   /**
-   * Dials until a connection is established and served, or the session ends. While the session is served nothing
-   * runs: the served connection's end (onClosed) starts the loop again, `reconnect` (the random pause first).
+   * The connect loop: dials host after host until a connection is established and served, or the session ends. It is
+   * callbacks, not an async function: a session that connects at once makes no promise for it. While the session is
+   * served it does not run: the served connection's end (onClosed) starts it again, `reconnect` (the random pause first).
    */
-  private async run(reconnect: boolean): Promise<void> {
+  private startLoop(reconnect: boolean): void {
     this.looping = true;
-    try {
-      let attempt = reconnect ? 1 : 0;
-      while (this.dialling) {
-        const { host, delayMs } = this.hosts.next();
-        // After the first attempt, wait a random 0-1 s (and 1 s more after a full pass) like the Java client;
-        // a host whose name did not resolve is skipped: no random pause after it (the full pass's stays).
-        const delay = attempt++ === 0 ? 0 : delayMs + (this.skipPause ? 0 : Math.random() * 1000);
-        this.skipPause = false;
-        if (delay > 0) await sleepOn(this.timers, delay, (this.halt ??= new AbortController()).signal); // cut short by close() or the end
-        if (!this.dialling) break;
-        const traced = tracingConnects() ? traceConnect(host.host, host.port) : null; // zookeeper-ts:connect
-        let out: Outcome = await establish(this.dialContext(), host);
-        if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
-        if (out.kind === "established" && out.mech) out = (await this.authenticate(out.conn, out.mech)) ?? out;
-        if (out.kind === "established") {
-          const primed = this.prime(out.conn); // a promise only when the server's features are awaited
-          out = (primed instanceof Promise ? await primed : primed) ?? out;
-        }
-        if (out.kind === "established" && (out.conn.isClosed || !this.dialling)) out = { kind: "failed", error: new Error("connection lost while priming") };
-        traced?.settled(out.kind === "established" ? this.sessionId : null, out.kind === "failed" ? out.error : out.kind === "fatal" ? new Error(out.reason) : undefined);
-        if (out.kind === "stopped" || !this.dialling) break;
-        if (out.kind === "fatal") {
-          this.end(out.state, out.code, out.reason);
-          break;
-        }
-        if (out.kind === "failed") {
-          this.attemptFailed(host, out.error);
-          continue;
-        }
-        this.certFailures = 0;
-        this.lastDialError = null;
-        this.serve(out.conn, out.res, host);
+    this.attempts = reconnect ? 1 : 0;
+    this.nextAttempt();
+  }
+
+  /** The loop has stopped: a connection is served, or the session ended (close() may be waiting for that). */
+  private stopLoop(): void {
+    this.looping = false;
+    const stopped = this.loopStopped;
+    this.loopStopped = null;
+    stopped?.();
+  }
+
+  /** The next host, after the pause between attempts. */
+  private nextAttempt(): void {
+    if (!this.dialling) return this.stopLoop();
+    const { host, delayMs } = this.hosts.next();
+    // After the first attempt, wait a random 0-1 s (and 1 s more after a full pass) like the Java client;
+    // a host whose name did not resolve is skipped: no random pause after it (the full pass's stays).
+    const delay = this.attempts++ === 0 ? 0 : delayMs + (this.skipPause ? 0 : Math.random() * 1000);
+    this.skipPause = false;
+    if (delay > 0) sleepOn(this.timers, delay, (this.halt ??= new AbortController()).signal).then(() => this.attempt(host)); // cut short by close() or the end
+    else this.attempt(host);
+  }
+
+  private attempt(host: HostPort): void {
+    if (!this.dialling) return this.stopLoop();
+    const traced = tracingConnects() ? traceConnect(host.host, host.port) : null; // zookeeper-ts:connect
+    establish(this.dialContext(), host, (out) => this.attempted(host, out, traced));
+  }
+
+  /** The attempt's outcome: the SASL exchange, then the priming, on an established connection. */
+  private attempted(host: HostPort, out: Outcome, traced: ConnectTrace | null): void {
+    if (out.kind === "established" && !this.hosts.has(host.host, host.port)) out = leftTheList(out.conn, host); // updateServerList() meanwhile
+    if (out.kind === "established" && out.mech) {
+      const established = out;
+      this.authenticate(out.conn, out.mech).then((o) => this.primeThen(host, o ?? established, traced));
+    } else this.primeThen(host, out, traced);
+  }
+
+  private primeThen(host: HostPort, out: Outcome, traced: ConnectTrace | null): void {
+    if (out.kind === "established") {
+      const established = out;
+      const primed = this.prime(out.conn); // a promise only when the server's features are awaited
+      if (primed instanceof Promise) {
+        primed.then((o) => this.settleAttempt(host, o ?? established, traced));
         return;
       }
-    } finally {
-      this.looping = false;
+      out = primed ?? out;
     }
+    this.settleAttempt(host, out, traced);
+  }
+
+  /** The attempt is over: served, or the next one, or the loop stops. */
+  private settleAttempt(host: HostPort, out: Outcome, traced: ConnectTrace | null): void {
+    if (out.kind === "established" && (out.conn.isClosed || !this.dialling)) out = { kind: "failed", error: new Error("connection lost while priming") };
+    traced?.settled(out.kind === "established" ? this.sessionId : null, out.kind === "failed" ? out.error : out.kind === "fatal" ? new Error(out.reason) : undefined);
+    if (out.kind === "stopped" || !this.dialling) return this.stopLoop();
+    if (out.kind === "fatal") {
+      this.end(out.state, out.code, out.reason);
+      return this.stopLoop();
+    }
+    if (out.kind === "failed") {
+      this.attemptFailed(host, out.error);
+      return this.nextAttempt();
+    }
+    this.certFailures = 0;
+    this.lastDialError = null;
+    this.stopLoop(); // before serve(): its "connected" listeners may already end the connection (onClosed)
+    this.serve(out.conn, out.res, host);
   }
 
   private attemptFailed(host: HostPort, e: Error): void {
@@ -336,7 +370,7 @@ export class Session implements AttemptOwner {
     this.lastAcked = conn.ackedSendAt;
     if (this.dialling) {
       queueMicrotask(() => {
-        if (this.dialling && !this.looping) this.loop = this.run(true);
+        if (this.dialling && !this.looping) this.startLoop(true);
       });
     }
   }
@@ -608,7 +642,7 @@ export class Session implements AttemptOwner {
   /** The end of close(): the session ends (if it had not), then `done`, after a loop still dialling has stopped. */
   private closed(done: () => void): void {
     this.end("closed", ErrorCode.SESSIONEXPIRED, CLOSED_REASON);
-    if (this.looping) this.loop!.then(done, done);
+    if (this.looping) this.loopStopped = done;
     else done();
   }
 }
