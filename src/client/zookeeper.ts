@@ -26,7 +26,7 @@ import { type DnsSrvRefresh, startDnsSrv } from "./session/dns-srv.ts";
 import { Transaction } from "./transaction.ts";
 import { type Clock, type TimerHandle, cancelTurn, nextTurn } from "./clock.ts";
 import { readTimeoutFor } from "./wire/liveness.ts";
-import { type InternalOptions, sessionOptions } from "./session/session-options.ts";
+import { type InternalOptions, type SessionEvents, sessionOptions } from "./session/session-options.ts";
 import type { CallOptions, ClientSummary, ConnectOptions, CreateOptions, Data, Logger, OpResult, ReadOptions, SessionState, WatchedEvent, Watcher, WriteOptions } from "./types.ts";
 import { checkAcl, checkPath, checkVersion, checkWatcher, toBytes } from "./validate.ts";
 import { watchIterator } from "./watches/watch-iterator.ts";
@@ -128,22 +128,7 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
       chroot: this.chroot,
       credentials: this.credentials,
       watches: this.watches,
-      onState: (state) => {
-        const from = this.shownState;
-        this.shownState = state;
-        publishState(this.sessionId, from, state);
-        if (this.trackPlan !== null && (state === "connected" || state === "connectedReadOnly")) this.trackConnected();
-        this.tracker?.stateChanged(state);
-        this.emitSafely(state);
-      },
-      onWatchEvent: (ev, zxid, watchers) => {
-        if (watchers.length === 0) return;
-        const event = watchedEvent(ev.type, ev.state, stripChroot(this.chroot, ev.path), zxid === -1n ? undefined : zxid);
-        if (tracingWatches()) publishWatch(this.sessionId, event.typeName, event.path);
-        this.deliver(watchers, event);
-      },
-      onSessionEvent: (state) => this.deliver(this.watches.all(), watchedEvent(EventType.None, state, null, undefined)),
-      onResume: () => void emitIsolated(this, this, "ZooKeeper", "resumed"),
+      events: new ZooKeeper.Events(this),
     });
     this.maxBufferSize = o.maxBufferSize;
     // SASL by its user (DIGEST-MD5) or principal, never its password.
@@ -346,6 +331,44 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
   // A throwing "state" listener or watcher is reported (reportListenerError); the others still run.
   // Most clients have no "state" listener: nothing is built for them (emitIsolated copies the list and its arguments).
   // Methods, not arrow properties: no closure per client (a watch removal makes its own, removal() below).
+  /** What the session tells a client: one object per client, its methods shared (a closure each was four per client). */
+  private static Events: new (zk: ZooKeeper) => SessionEvents;
+  static {
+    ZooKeeper.Events = class implements SessionEvents {
+      private readonly zk: ZooKeeper;
+
+      constructor(zk: ZooKeeper) {
+        this.zk = zk;
+      }
+
+      onState(state: SessionState): void {
+        const zk = this.zk;
+        const from = zk.shownState;
+        zk.shownState = state;
+        publishState(zk.sessionId, from, state);
+        if (zk.trackPlan !== null && (state === "connected" || state === "connectedReadOnly")) zk.trackConnected();
+        zk.tracker?.stateChanged(state);
+        zk.emitSafely(state);
+      }
+
+      onWatchEvent(ev: { type: number; state: number; path: string }, zxid: bigint, watchers: Watcher[]): void {
+        if (watchers.length === 0) return;
+        const zk = this.zk;
+        const event = watchedEvent(ev.type, ev.state, stripChroot(zk.chroot, ev.path), zxid === -1n ? undefined : zxid);
+        if (tracingWatches()) publishWatch(zk.sessionId, event.typeName, event.path);
+        zk.deliver(watchers, event);
+      }
+
+      onSessionEvent(state: number): void {
+        this.zk.deliver(this.zk.watches.all(), watchedEvent(EventType.None, state, null, undefined));
+      }
+
+      onResume(): void {
+        emitIsolated(this.zk, this.zk, "ZooKeeper", "resumed");
+      }
+    };
+  }
+
   private emitSafely(state: SessionState): void {
     if (this.listenerCount("state") > 0) emitIsolated(this, this, "ZooKeeper", "state", state);
   }

@@ -156,10 +156,10 @@ function refuseWithoutSasl(config: number): void {
 
 /** What the background probes of a server seen before tell the session once they are answered. */
 export interface Verdict {
-  /** What the server supports now. */
-  learnt(f: ServerFeatures): void;
+  /** What the server of `conn` supports now. */
+  featuresLearnt(conn: Connection, f: ServerFeatures): void;
   /** The link went, or cannot go on: a ZooKeeperError ends the session (SASL required), an Error the link. */
-  failed(e: Error): void;
+  featuresFailed(conn: Connection, e: Error): void;
 }
 
 /**
@@ -174,7 +174,12 @@ export function learnFeatures(conn: Connection, lastSeen: ServerMemory, send: Se
   // Nobody waits for these (the session is connected on what the server had): they are built and sent
   // just before the link's next frame, in its write, so they cost no write of their own, and nothing at
   // all (not even their Probes) when the link ends first (connect + close: closeSession goes alone).
-  conn.beforeNextWrite(() => probeAgain(conn, lastSeen, new Probes(send, conn)).then(later.learnt, later.failed));
+  conn.beforeNextWrite(() =>
+    probeAgain(conn, lastSeen, new Probes(send, conn)).then(
+      (f) => later.featuresLearnt(conn, f),
+      (e: Error) => later.featuresFailed(conn, e),
+    ),
+  );
   return featuresOf(seen);
 }
 

@@ -40,13 +40,19 @@ export interface SessionOptions {
   chroot: string;
   /** Who the session authenticated as (the client's list, as it grows), for NOAUTH's message (never secrets). */
   credentials?: readonly string[];
+  /** What the session tells its client. */
+  events: SessionEvents;
+}
+
+/** What a session tells its client (one object: a client's methods, no closure each). */
+export interface SessionEvents {
   onState(state: SessionState): void;
   /** A notification (`zxid`: the change's, -1 before 3.9) and the watchers it triggers (a fresh array, the caller's to keep). */
   onWatchEvent(event: { type: number; state: number; path: string }, zxid: bigint, watchers: ((e: WatchedEvent) => void)[]): void;
   /** Session-wide events (expiry, close) for every registered watcher (not called when none is registered). */
   onSessionEvent(state: number): void;
   /** The process resumed from a pause and is about to read what arrived meanwhile (Connection's onResume). */
-  onResume?(): void;
+  onResume(): void;
 }
 
 /** ConnectOptions plus the internal seam kept for the simulation and the soak (a Transport as a bare function). */
@@ -57,8 +63,8 @@ export interface InternalOptions extends ConnectOptions {
   servers?: ServerMemory;
 }
 
-/** What the client gives the session besides ConnectOptions: its watch registry and its callbacks. */
-export type SessionCallbacks = Pick<SessionOptions, "chroot" | "credentials" | "watches" | "onState" | "onWatchEvent" | "onSessionEvent" | "onResume">;
+/** What the client gives the session besides ConnectOptions: its watch registry, credentials and events. */
+export type SessionCallbacks = Pick<SessionOptions, "chroot" | "credentials" | "watches" | "events">;
 
 /** An option that must be a positive number, `dflt` when not given; BADARGUMENTS names it otherwise. */
 function positive(given: unknown, name: string, dflt: number): number {
@@ -121,9 +127,6 @@ export function sessionOptions(hosts: readonly HostPort[], options: InternalOpti
     watches: callbacks.watches,
     chroot: callbacks.chroot,
     credentials: callbacks.credentials,
-    onState: callbacks.onState,
-    onWatchEvent: callbacks.onWatchEvent,
-    onSessionEvent: callbacks.onSessionEvent,
-    onResume: callbacks.onResume,
+    events: callbacks.events,
   };
 }

@@ -10,7 +10,7 @@ import type { ConnectResponse, WatcherEvent } from "../../protocol/records.ts";
 import type { Connection } from "../wire/connection.ts";
 import { type AttemptOwner, type DialContext, type Outcome, establish, leftTheList } from "./dial.ts";
 import { ZooKeeperError } from "../errors.ts";
-import { type ServerFeatures, featuresOf, learnFeatures, unsupported } from "./features.ts";
+import { type ServerFeatures, type Verdict, featuresOf, learnFeatures, unsupported } from "./features.ts";
 import { HostList } from "./hosts.ts";
 import { clientExpiryAfter, leaseLeft } from "../wire/liveness.ts";
 import { type AuthEntry, sendAuth, sendSetWatches, watchBatches } from "./priming.ts";
@@ -32,7 +32,7 @@ export type { SaslClient, SessionOptions };
 
 const KEEPER_STATE = { expired: KeeperState.Expired, authFailed: KeeperState.AuthFailed, closed: KeeperState.Closed } as const;
 
-export class Session implements AttemptOwner {
+export class Session implements AttemptOwner, Verdict {
   negotiatedTimeout = 0;
   lastZxid = 0n;
   /** What the server of the current (or last) connection supports; re-learnt on every connection. */
@@ -45,7 +45,7 @@ export class Session implements AttemptOwner {
     const now = this.clock.now();
     if (now - this.resumedAt < 100) return;
     this.resumedAt = now;
-    this.#o.onResume?.();
+    this.#o.events.onResume();
   };
   private phase: Phase = { kind: "connecting", attempt: null };
   private shown: SessionState = "connecting";
@@ -202,11 +202,11 @@ export class Session implements AttemptOwner {
     const shown = publicState(next);
     if (shown !== this.shown) {
       this.shown = shown;
-      this.#o.onState(shown);
+      this.#o.events.onState(shown);
     }
     if (next.kind === "ended" && !this.#o.watches.isEmpty) {
       // Nobody to tell when no watch is left (most sessions end so): no event is built.
-      this.#o.onSessionEvent(KEEPER_STATE[next.state]);
+      this.#o.events.onSessionEvent(KEEPER_STATE[next.state]);
       this.#o.watches.clear();
     }
   }
@@ -389,7 +389,7 @@ export class Session implements AttemptOwner {
     // Only 3.9+ servers put the change's zxid on a notification (-1 before, and for catch-up events).
     if (zxid !== -1n && !this.features.eventZxid) this.features = featuresOf("3.9+");
     const watchers = this.#o.watches.trigger(ev.type, ev.path);
-    this.#o.onWatchEvent(ev, zxid, watchers);
+    this.#o.events.onWatchEvent(ev, zxid, watchers);
   }
 
   /** The next xid (1 to 2^31-1, then 1 again), taken by a connection as it queues a frame. */
@@ -467,19 +467,22 @@ export class Session implements AttemptOwner {
     for (const a of this.#auths) sendAuth(this.send, conn, a, (x) => this.authRefused(x));
     // A server seen before at 3.5+: connected now on what it had; the probes' replies (ahead of every
     // later request's on this link) set the truth, or end the link or the session as awaiting them would.
-    const learnt = learnFeatures(conn, this.#o.servers, this.send, {
-      learnt: (f) => {
-        if (this.sessionConn() === conn) this.features = f;
-      },
-      failed: (e) => {
-        if (this.phase.kind === "closing" || this.phase.kind === "ended") return; // dropped by close(), or moot
-        if (e instanceof ZooKeeperError && this.sessionConn() === conn) this.end("authFailed", e.code, e.message);
-        else conn.close(e.message); // downgraded to 3.4: reconnect and probe one at a time
-      },
-    });
+    const learnt = learnFeatures(conn, this.#o.servers, this.send, this);
     if (learnt instanceof Promise) return this.primeProbed(conn, learnt);
     this.features = learnt;
     return this.primed(conn);
+  }
+
+  /** The later probes of `conn` (Verdict): what its server supports now. */
+  featuresLearnt(conn: Connection, f: ServerFeatures): void {
+    if (this.sessionConn() === conn) this.features = f;
+  }
+
+  /** The later probes of `conn` (Verdict) failed: SASL required ends the session, a 3.4 server the link. */
+  featuresFailed(conn: Connection, e: Error): void {
+    if (this.phase.kind === "closing" || this.phase.kind === "ended") return; // dropped by close(), or moot
+    if (e instanceof ZooKeeperError && this.sessionConn() === conn) this.end("authFailed", e.code, e.message);
+    else conn.close(e.message); // downgraded to 3.4: reconnect and probe one at a time
   }
 
   /** prime() once the probes of a server not seen before (or seen at 3.4) are answered. */
