@@ -328,9 +328,6 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
 
   // --- plumbing ---
 
-  // A throwing "state" listener or watcher is reported (reportListenerError); the others still run.
-  // Most clients have no "state" listener: nothing is built for them (emitIsolated copies the list and its arguments).
-  // Methods, not arrow properties: no closure per client (a watch removal makes its own, removal() below).
   /** What the session tells a client: one object per client, its methods shared (a closure each was four per client). */
   private static Events: new (zk: ZooKeeper) => SessionEvents;
   static {
@@ -369,6 +366,9 @@ export class ZooKeeper extends TypedEventEmitter<ZooKeeperEvents> {
     };
   }
 
+  // A throwing "state" listener or watcher is reported (reportListenerError); the others still run.
+  // Most clients have no "state" listener: nothing is built for them (emitIsolated copies the list and its arguments).
+  // Methods, not arrow properties: no closure per client (a watch removal makes its own, removal() below).
   private emitSafely(state: SessionState): void {
     if (this.listenerCount("state") > 0) emitIsolated(this, this, "ZooKeeper", "state", state);
   }

@@ -148,9 +148,10 @@ function handshake(x: DialContext, host: HostPort, mech: SaslClient | undefined,
       });
     } catch (e) {
       // What the steps above threw (a custom Transport's close or a custom clock's setTimeout, say) fails the
-      // attempt, as in any of its steps: never a hang.
-      c.close(`connecting failed: ${(e as Error).message}`);
+      // attempt, as in any of its steps: never a hang. Told first, so that the attempt's error is this one, not the
+      // CONNECTIONLOSS of the close (which would end a handshake already begun).
       failed(e);
+      c.close(`connecting failed: ${(e as Error).message}`);
     }
   };
   dialWithin(x.deadline, perHost, host, x.tls, x.dialer, c, resolver, linked, failed);

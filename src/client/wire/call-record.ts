@@ -136,10 +136,6 @@ export function encodeCall(spec: CallSpec<never, unknown>, body: unknown, call: 
   return frame;
 }
 
-/**
- * A request from Session.send until its reply (or its failure): one object per request (its methods are shared,
- * not closures made per call), with its frame from `encodeCall`.
- */
 /** The identities a session holds, for NOAUTH's message: the names of `credentialName`, or no one. */
 export function identitiesText(names: readonly string[]): string {
   if (names.length === 0) return "no one (world:anyone)";
@@ -148,6 +144,10 @@ export function identitiesText(names: readonly string[]): string {
   return names.some((n) => n.startsWith("digest ")) ? `${list} (a wrong digest password is not refused: it gives an identity no ACL names)` : list;
 }
 
+/**
+ * A request from Session.send until its reply (or its failure): one object per request (its methods are shared,
+ * not closures made per call), with its frame from `encodeCall`.
+ */
 export class Pending {
   /** Written into the frame by `takeFrame` when the connection queues it (AuthPacket: always -4; ping: -2). */
   xid: number;
