@@ -8,6 +8,8 @@
 // PROF_SERVER=loopback puts bench/loopback.ts's in-process stand-in where the server was: the client's own
 // CPU alone, the same from run to run (with a real server, batch sizes vary and so does the count per op).
 // PROF_TRACE=subscriber or otel runs the same with a zookeeper-ts:request subscriber or the OpenTelemetry bridge.
+// PROF_STEP=1000 (connect only) prints the CPU (user + sys, every thread) and wall time per session of each 1,000
+// sessions to stderr: how long a client takes to warm up, and what it costs once warm (bench/README.md).
 import { CreateMode, ZooKeeper } from "../src/index.ts";
 import { type LoopLink, loopbackSocket, loopbackTransport } from "./loopback.ts";
 import { RawSession, driver as raw } from "./runners/raw-client.ts";
@@ -20,6 +22,17 @@ if (tracing === "subscriber") (await import("./runners/tracing.ts")).subscribePl
 else if (tracing === "otel") (await import("./runners/tracing.ts")).instrumentOtel();
 else if (tracing) throw new Error(`PROF_TRACE=${tracing}: subscriber or otel`);
 const n = Number(count);
+const every = Number(process.env.PROF_STEP ?? 0);
+let mark = { cpu: process.cpuUsage(), at: performance.now() };
+/** After session i (0-based): with PROF_STEP, one line per step of sessions. */
+function stepped(i: number): void {
+  if (!every || (i + 1) % every !== 0) return;
+  const cpu = process.cpuUsage(mark.cpu);
+  const at = performance.now();
+  const us = (x: number): string => (x / every).toFixed(0);
+  process.stderr.write(`sessions ${i + 2 - every}-${i + 1}: CPU ${us(cpu.user + cpu.system)} µs (sys ${us(cpu.system)}), wall ${us((at - mark.at) * 1000)} µs per session\n`);
+  mark = { cpu: process.cpuUsage(), at: performance.now() };
+}
 /** Runs `one` n times with `depth` of them outstanding at once. */
 async function loop(one: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -47,8 +60,12 @@ async function storm(arm: (path: string, fired: () => void) => Promise<unknown>,
 if (client === "ts") {
   // trackEnsemble as the real server's runs have it: on by default, which a custom transport (the stand-in) turns off.
   const open = (): Promise<ZooKeeper> => ZooKeeper.connect(cs, { sessionTimeout: 30_000, ...(loopback ? { transport, trackEnsemble: true } : {}) });
-  if (op === "connect") for (let i = 0; i < n; i++) await (await open()).close();
-  else {
+  if (op === "connect") {
+    for (let i = 0; i < n; i++) {
+      await (await open()).close();
+      stepped(i);
+    }
+  } else {
     const zk = await open();
     await zk.create("/prof", data).catch(() => {});
     const cd = async (): Promise<void> => zk.delete(await zk.create("/prof/n-", data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL }));
@@ -67,8 +84,12 @@ if (client === "ts") {
       const s: Session = new RawSession(socket as never, () => resolve(s));
     });
   };
-  if (op === "connect") for (let i = 0; i < n; i++) await (await open()).close();
-  else {
+  if (op === "connect") {
+    for (let i = 0; i < n; i++) {
+      await (await open()).close();
+      stepped(i);
+    }
+  } else {
     const s = await open();
     await p((d) => s.ensure("/prof", data, false, d));
     const cd = (d: (e: Error | null) => void): void => s.createEphSeq("/prof/n-", data, (e, path) => (e ? d(e) : s.remove(path!, d)));

@@ -35,10 +35,10 @@ const WORKLOADS: Workload[] = [
   { key: "get-1000", label: "(a) getData 100 B, 1000 outstanding", workload: "get", params: { outstanding: 1000 }, timed: true },
   { key: "set-100", label: "(b) setData 100 B, 100 outstanding", workload: "set", params: { outstanding: 100 }, timed: true },
   { key: "create-delete", label: "(c) create+delete eph-seq, 100 outst.", workload: "createDelete", params: { outstanding: 100 }, timed: true },
-  // Each session runs its once-per-session functions once: V8 optimizes them only after a few thousand sessions, and
-  // its compiler's CPU (background threads) is counted in the process's. A 1 s warm-up (about 1,700 sessions) measured
-  // mostly that phase, for every client (bench/README.md, "connect + close warms up 6 s").
-  { key: "connect", label: "(d) connect + close session", workload: "connect", params: {}, timed: true, minWarmupMs: 6000 },
+  // Each session runs its once-per-session functions once: V8 optimizes them only after thousands of sessions, and
+  // its compiler's CPU (background threads) is counted in the process's. A shorter warm-up measured that phase as
+  // much as the client (bench/README.md, "connect + close warms up 15 s").
+  { key: "connect", label: "(d) connect + close session", workload: "connect", params: {}, timed: true, minWarmupMs: 15_000 },
   { key: "watch-latency", label: "(g) watch latency: setData → watcher", workload: "watchLatency", params: {}, timed: true },
   { key: "watch-storm", label: "(e) watch storm, 10,000 watches", workload: "watch", params: { count: 10_000 }, timed: false },
   { key: "election", label: "(f) election failover, 100 particip.", workload: "election", params: { participants: 100, rounds: 20 }, timed: false, oursOnly: true },
