@@ -33,6 +33,13 @@ function stepped(i: number): void {
   process.stderr.write(`sessions ${i + 2 - every}-${i + 1}: CPU ${us(cpu.user + cpu.system)} µs (sys ${us(cpu.system)}), wall ${us((at - mark.at) * 1000)} µs per session\n`);
   mark = { cpu: process.cpuUsage(), at: performance.now() };
 }
+/** connect: n sessions opened by `open` and closed, one after the other (either client). */
+async function sessions(open: () => Promise<{ close(): Promise<unknown> }>): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    await (await open()).close();
+    stepped(i);
+  }
+}
 /** Runs `one` n times with `depth` of them outstanding at once. */
 async function loop(one: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -60,12 +67,8 @@ async function storm(arm: (path: string, fired: () => void) => Promise<unknown>,
 if (client === "ts") {
   // trackEnsemble as the real server's runs have it: on by default, which a custom transport (the stand-in) turns off.
   const open = (): Promise<ZooKeeper> => ZooKeeper.connect(cs, { sessionTimeout: 30_000, ...(loopback ? { transport, trackEnsemble: true } : {}) });
-  if (op === "connect") {
-    for (let i = 0; i < n; i++) {
-      await (await open()).close();
-      stepped(i);
-    }
-  } else {
+  if (op === "connect") await sessions(open);
+  else {
     const zk = await open();
     await zk.create("/prof", data).catch(() => {});
     const cd = async (): Promise<void> => zk.delete(await zk.create("/prof/n-", data, { mode: CreateMode.EPHEMERAL_SEQUENTIAL }));
@@ -84,12 +87,8 @@ if (client === "ts") {
       const s: Session = new RawSession(socket as never, () => resolve(s));
     });
   };
-  if (op === "connect") {
-    for (let i = 0; i < n; i++) {
-      await (await open()).close();
-      stepped(i);
-    }
-  } else {
+  if (op === "connect") await sessions(open);
+  else {
     const s = await open();
     await p((d) => s.ensure("/prof", data, false, d));
     const cd = (d: (e: Error | null) => void): void => s.createEphSeq("/prof/n-", data, (e, path) => (e ? d(e) : s.remove(path!, d)));
